@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# geungeo developer entry point: setup | demo | test | lock
+#   setup  create .venv and install the locked dependencies and geungeo itself
+#   demo   setup, ingest ../shared/corpus (or the bundled sample) and run a Korean search
+#   test   setup, then ruff, mypy and pytest (what CI runs)
+#   lock   regenerate requirements.lock from pyproject.toml in a scratch venv
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+VENV=".venv"
+
+setup() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV"
+  fi
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
+  # The lock file pins every package, transitive ones included; geungeo itself without deps.
+  "$VENV/bin/python" -m pip install --quiet -r requirements.lock 2>&1 | grep -v -E "^WARNING: (Location|The directory)" || true
+  "$VENV/bin/python" -m pip install --quiet --no-deps -e . 2>&1 | grep -v -E "^WARNING|^ *$|corresp|!!" || true
+  "$VENV/bin/python" -c "import geungeo, kiwipiepy, chromadb, bm25s" \
+    || { echo "setup failed: dependencies missing" >&2; exit 1; }
+}
+
+demo() {
+  setup
+  local corpus="../shared/corpus"
+  if [ ! -d "$corpus" ]; then
+    corpus="$("$VENV/bin/python" -c 'import geungeo, pathlib; print(pathlib.Path(geungeo.__file__).parent / "data" / "sample")')"
+    echo "../shared/corpus not found: using the bundled sample $corpus"
+  fi
+  "$VENV/bin/geungeo" ingest "$corpus"
+  "$VENV/bin/geungeo" search "1년 일하면 유급휴가 며칠 받아요?" -k 5
+  "$VENV/bin/geungeo" search "교원이 휴직할 수 있는 경우" -k 5
+}
+
+run_tests() {
+  setup
+  "$VENV/bin/ruff" check src tests benchmarks
+  "$VENV/bin/mypy"
+  "$VENV/bin/pytest" "$@"
+}
+
+lock() {
+  local tmp
+  tmp="$(mktemp -d)"
+  "$PY" -m venv "$tmp/venv"
+  "$tmp/venv/bin/python" -m pip install --quiet --upgrade pip
+  "$tmp/venv/bin/python" -m pip install --quiet ".[dev,postgres]"
+  "$tmp/venv/bin/python" -m pip freeze --exclude-editable | grep -v -E "^geungeo" > requirements.lock
+  rm -rf "$tmp"
+  echo "requirements.lock: $(wc -l < requirements.lock) packages"
+}
+
+cmd="${1:-}"
+shift || true
+case "$cmd" in
+  setup) setup ;;
+  demo) demo ;;
+  test) run_tests "$@" ;;
+  lock) lock ;;
+  *) echo "usage: scripts/dev.sh setup|demo|test|lock" >&2; exit 2 ;;
+esac

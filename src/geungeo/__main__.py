@@ -1,0 +1,5 @@
+"""``python -m geungeo`` runs the CLI."""
+
+from geungeo.interfaces.cli import main
+
+main()

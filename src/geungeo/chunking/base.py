@@ -1,0 +1,56 @@
+"""Documents to chunks: units (article, page, section) cut to size, with headers and links."""
+
+from __future__ import annotations
+
+from geungeo.chunking.split import split_text
+from geungeo.chunking.units import Unit, iter_units
+from geungeo.types import Chunk, Document, MetaValue
+
+
+def _meta(doc: Document, unit: Unit, part: int, parts: int) -> dict[str, MetaValue]:
+    e = unit.first
+    pages = [el.page for el in unit.elements if el.page is not None]
+    meta: dict[str, MetaValue] = {
+        "doc_id": doc.doc_id,
+        "doc": doc.title,
+        "code": doc.code,
+        "kind": doc.kind,
+        "source": doc.source,
+        "chapter": " > ".join(e.path) if e.path else None,
+        "article": e.article,
+        "article_title": e.article_title,
+        "attachment": e.attachment,
+        "page": min(pages) if pages else None,
+        "category": "table" if all(el.category == "table" for el in unit.elements) else e.category,
+        "addendum": e.category == "addendum",
+        "part": part if parts > 1 else None,
+    }
+    return meta
+
+
+def chunk_document(doc: Document, *, size: int = 1200, overlap: int = 100) -> list[Chunk]:
+    """Cut ``doc`` into chunks that follow its structure.
+
+    An article is one chunk when it fits; a longer one splits at 항 boundaries. Every chunk
+    carries its citation header and location metadata, and knows its previous and next chunk.
+    """
+    drafts: list[tuple[str, str, dict[str, MetaValue]]] = []
+    for unit in iter_units(doc):
+        blocks = split_text(unit.text, size, overlap)
+        for i, block in enumerate(blocks, start=1):
+            drafts.append((unit.label, block, _meta(doc, unit, i, len(blocks))))
+    doc_id = doc.doc_id
+    ids = [f"{doc_id}-{n:05d}" for n in range(len(drafts))]
+    return [
+        Chunk(
+            id=ids[n],
+            doc_id=doc_id,
+            ordinal=n,
+            header=header,
+            text=text,
+            meta=meta,
+            prev_id=ids[n - 1] if n else None,
+            next_id=ids[n + 1] if n + 1 < len(ids) else None,
+        )
+        for n, (header, text, meta) in enumerate(drafts)
+    ]

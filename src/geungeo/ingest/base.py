@@ -1,0 +1,83 @@
+"""Loader protocol and the registry that maps file suffixes to loaders.
+
+A loader is pure: a path in, :class:`~geungeo.types.Document` objects out (one file may hold
+many documents). It raises :class:`~geungeo.errors.LoaderError` with a one-line reason for
+anything it cannot read; the pipeline reports that and goes on with the rest of the batch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from geungeo.errors import LoaderError
+from geungeo.text.normalize import nfc
+from geungeo.types import Document
+
+
+class Loader(Protocol):
+    """Turns one file into documents."""
+
+    def __call__(self, path: Path) -> list[Document]: ...
+
+
+LOADERS: dict[str, Callable[[], Loader]] = {}
+_BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html")
+
+
+def loader(*suffixes: str) -> Callable[[Callable[[], Loader]], Callable[[], Loader]]:
+    """Register a loader factory for file suffixes (``".md"``); built-ins use the same door."""
+
+    def deco(factory: Callable[[], Loader]) -> Callable[[], Loader]:
+        for suffix in suffixes:
+            LOADERS[suffix.lower()] = factory
+        return factory
+
+    return deco
+
+
+def _register_builtins() -> None:
+    for name in _BUILTIN_MODULES:
+        importlib.import_module(f"geungeo.ingest.{name}")
+
+
+def supported_suffixes() -> list[str]:
+    """File suffixes some loader accepts."""
+    _register_builtins()
+    return sorted(LOADERS)
+
+
+def source_name(path: Path) -> str:
+    """The NFC file name, used as a document's source and as the title of untitled files."""
+    return nfc(path.name)
+
+
+def load_file(path: Path) -> list[Document]:
+    """Load one file with the loader registered for its suffix.
+
+    Raises LoaderError for a missing, empty, unknown-type or unreadable file.
+    """
+    _register_builtins()
+    shown = nfc(str(path))
+    if not path.exists():
+        raise LoaderError(shown, "no such file")
+    if not path.is_file():
+        raise LoaderError(shown, "not a regular file")
+    suffix = path.suffix.lower()
+    factory = LOADERS.get(suffix)
+    if factory is None:
+        raise LoaderError(shown, f"unsupported file type '{suffix or '(none)'}' (supported: {', '.join(sorted(LOADERS))})")
+    if path.stat().st_size == 0:
+        raise LoaderError(shown, "empty file")
+    try:
+        docs = factory()(path)
+    except LoaderError:
+        raise
+    except Exception as exc:  # a third-party parser failing on a broken file
+        raise LoaderError(shown, f"cannot read {suffix[1:].upper()} file ({type(exc).__name__}: {exc})") from exc
+    docs = [d for d in docs if any(e.text.strip() for e in d.elements)]
+    if not docs:
+        raise LoaderError(shown, "no text found (scanned or empty document?)")
+    return docs

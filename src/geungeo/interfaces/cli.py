@@ -1,0 +1,262 @@
+"""The ``geungeo`` command line (typer + rich).
+
+Every command builds its engine with :func:`geungeo.engine.build_engine`; errors a user can
+fix are printed as one line (``error: …``) with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from geungeo.errors import GeungeoError
+from geungeo.settings import Settings
+
+app = typer.Typer(
+    name="geungeo",
+    help=(
+        "근거 geungeo — grounded search over Korean documents (statutes, 규정집 HWPX, HWP, PDF, DOCX).\n\n"
+        "Start with `geungeo ingest ../shared/corpus`, then `geungeo search \"연차 유급휴가는 며칠?\"`. "
+        "Settings come from GEUNGEO_* environment variables or a .env file: see `geungeo config`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn geungeo errors into one readable line and exit code 1."""
+    try:
+        yield
+    except GeungeoError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+
+
+def _engine(data_dir: Path | None) -> Any:
+    from geungeo.engine import build_engine
+
+    overrides = {"data_dir": data_dir} if data_dir else {}
+    return build_engine(Settings(**overrides))
+
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", "-d", help="Data directory (default: GEUNGEO_DATA_DIR or ./data).")
+]
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest (recursively).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Ingest documents: parse, chunk, index (incremental: unchanged documents are skipped).
+
+    문서를 색인합니다. 바뀌지 않은 문서는 건너뛰고, 중단된 작업은 다시 실행하면 이어서 끝냅니다.
+    """
+    with _user_errors():
+        engine = _engine(data_dir)
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn())
+        with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task("files" if stage == "files" else "embedding chunks", total=total)
+                bar.update(tasks[stage], completed=done, total=total)
+
+            report = engine.ingest(paths, progress=progress)
+        table = Table(title="ingest", show_lines=False)
+        for col in ("file", "documents", "chunks", "unchanged", "removed", "seconds", "status"):
+            table.add_column(col, justify="left" if col in ("file", "status") else "right")
+        for f in report.files:
+            status = f"[red]failed: {f.error}[/]" if f.error else "ok"
+            table.add_row(Path(f.path).name, str(f.documents), str(f.chunks), str(f.unchanged), str(f.removed),
+                          f"{f.seconds:.1f}", status)
+        out.print(table)
+        out.print(
+            f"{len(report.files)} files, {report.documents} documents, {report.chunks} chunks "
+            f"({report.embedded_chunks} embedded), {len(report.skipped)} skipped, {len(report.failed)} failed, "
+            f"{report.seconds:.1f} s"
+        )
+        for f in report.failed:
+            err.print(f"[red]error:[/] {f.path}: {f.error}", highlight=False)
+        engine.close()
+        if report.failed and len(report.failed) == len(report.files):
+            raise typer.Exit(1)
+
+
+def _parse_filters(filters: list[str] | None) -> Any:
+    from geungeo.retrieval.filters import combine, parse_filter
+
+    return combine(parse_filter(f) for f in filters or [])
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="The question or keywords, Korean or English.")],
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=200, help="Number of hits.")] = 10,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option("--filter", "-f", help="field=value, field=a,b or page=3..5; fields: doc, code, kind, "
+                     "source, category, article, attachment, page. Repeat to AND."),
+    ] = None,
+    mode: Annotated[str, typer.Option(help="hybrid | dense | sparse")] = "hybrid",
+    as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON lines.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Search the ingested documents (hybrid BM25 + dense, fused by RRF). 문서 검색."""
+    from geungeo.evaluation import hit_record
+
+    with _user_errors():
+        if mode not in ("hybrid", "dense", "sparse"):
+            raise typer.BadParameter("mode must be hybrid, dense or sparse")
+        engine = _engine(data_dir)
+        where = _parse_filters(filters)
+        if engine.store.count() == 0:
+            err.print("[yellow]the store is empty: run `geungeo ingest PATH` first / 먼저 문서를 색인하세요[/]")
+        hits = engine.search(query, k=k, where=where, mode=mode)  # type: ignore[arg-type]
+        if as_json:
+            for h in hits:
+                sys.stdout.write(json.dumps({**hit_record(h), "header": h.chunk.header, "ranks": h.ranks},
+                                            ensure_ascii=False) + "\n")
+        else:
+            for n, h in enumerate(hits, 1):
+                ranks = " ".join(f"{name}#{r}" for name, r in sorted(h.ranks.items()))
+                out.print(f"[bold]{n}. {h.chunk.header}[/]  [dim]{h.score:.4f} {ranks}[/]", highlight=False)
+                snippet = h.chunk.text.replace("\n", " ")
+                out.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", highlight=False)
+            if not hits:
+                out.print("no results / 결과 없음")
+        engine.close()
+
+
+@app.command()
+def stats(data_dir: DataDir = None) -> None:
+    """Show what the store holds: documents by kind, chunks, size on disk. 색인 현황."""
+    with _user_errors():
+        engine = _engine(data_dir)
+        docs = engine.store.documents()
+        table = Table(title="store")
+        table.add_column("kind")
+        table.add_column("documents", justify="right")
+        table.add_column("chunks", justify="right")
+        by_kind: dict[str, list[int]] = {}
+        for d in docs:
+            by_kind.setdefault(d.kind, [0, 0])
+            by_kind[d.kind][0] += 1
+            by_kind[d.kind][1] += d.chunk_count
+        for kind, (n, c) in sorted(by_kind.items()):
+            table.add_row(kind, str(n), str(c))
+        out.print(table)
+        pending = engine.store.pending()
+        out.print(
+            f"{len(docs)} documents, {engine.store.count()} chunks, {engine.store.size_on_disk() / 1e6:.1f} MB, "
+            f"embedder {engine.store.signature.embedder}, "
+            f"{len(pending)} interrupted (re-run ingest to finish them)"
+        )
+        engine.close()
+
+
+@app.command()
+def delete(
+    targets: Annotated[list[str], typer.Argument(help="Document ids, file names or titles to remove.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Delete documents from the store by id, file name or title. 문서 삭제."""
+    from geungeo.text.normalize import nfc
+
+    with _user_errors():
+        engine = _engine(data_dir)
+        wanted = {nfc(t) for t in targets}
+        docs = [d for d in engine.store.documents() if wanted & {d.doc_id, d.source, d.title, d.code}]
+        if not docs:
+            err.print(f"[red]error:[/] no document matches {', '.join(sorted(wanted))}", highlight=False)
+            raise typer.Exit(1)
+        chunks = sum(engine.store.delete_document(d.doc_id) for d in docs)
+        engine.store.flush()
+        out.print(f"deleted {len(docs)} documents ({chunks} chunks)")
+        engine.close()
+
+
+@app.command()
+def config(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
+    """Print the effective settings (env GEUNGEO_* and .env; secrets masked). 설정 보기."""
+    with _user_errors():
+        settings = Settings()
+        values = settings.public_dict()
+        if as_json:
+            sys.stdout.write(json.dumps(values, ensure_ascii=False, indent=2) + "\n")
+            return
+        table = Table(title="settings (GEUNGEO_<NAME>)")
+        for col in ("name", "value", "description"):
+            table.add_column(col)
+        for name, field in Settings.model_fields.items():
+            table.add_row(name.upper(), repr(values[name]), field.description or "")
+        out.print(table)
+
+
+@app.command("eval")
+def evaluate(
+    question_files: Annotated[list[Path], typer.Argument(help="Question JSONL files in the shared format.")],
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=100, help="Hits per question.")] = 10,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write one JSON line per question here.")] = None,
+    mode: Annotated[str, typer.Option(help="hybrid | dense | sparse")] = "hybrid",
+    data_dir: DataDir = None,
+) -> None:
+    """Score retrieval on gold questions: recall@1/5/10 and MRR per file and per style. 검색 평가.
+
+    Unanswerable questions and the structural set are skipped (the answer graph scores them).
+    """
+    from geungeo.evaluation import first_correct_rank, hit_record, load_questions, score
+
+    with _user_errors():
+        engine = _engine(data_dir)
+        questions = [q for f in question_files for q in load_questions(f) if q.answerable and not q.structural]
+        if not questions:
+            err.print("[red]error:[/] no answerable, non-structural questions in the given files")
+            raise typer.Exit(1)
+        sink = out_file.open("w", encoding="utf-8") if out_file else None
+        results = []
+        started = time.perf_counter()
+        for q in questions:
+            hits = engine.search(q.question, k=k, mode=mode)  # type: ignore[arg-type]
+            results.append((q, first_correct_rank(q, [h.chunk for h in hits])))
+            if sink:
+                sink.write(json.dumps({"id": q.id, "hits": [hit_record(h) for h in hits]}, ensure_ascii=False) + "\n")
+        if sink:
+            sink.close()
+        _print_scores(score(results, k), f"{len(questions)} questions, {time.perf_counter() - started:.1f} s")
+        engine.close()
+
+
+def _print_scores(groups: dict[str, Any], caption: str) -> None:
+    table = Table(title="retrieval", caption=caption)
+    for col in ("group", "n", "R@1", "R@5", "R@10", "MRR"):
+        table.add_column(col, justify="left" if col == "group" else "right")
+    for group in ("by_file", "by_style", "all"):
+        for name, s in sorted(groups[group].items()):
+            d = s.as_dict()
+            table.add_row(name, str(d["n"]), *(f"{d[c]:.3f}" for c in ("R@1", "R@5", "R@10", "MRR")))
+        table.add_section()
+    out.print(table)
+
+
+def main() -> None:
+    """Entry point of the ``geungeo`` script."""
+    app()

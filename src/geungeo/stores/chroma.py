@@ -1,0 +1,177 @@
+"""The embedded default store: Chroma for vectors, SQLite catalog, bm25s for BM25.
+
+Layout under ``data_dir/store/``: ``catalog.sqlite`` (documents, chunk texts, terms: the
+source of truth), ``chroma/`` (a persistent Chroma directory: one vector and flat metadata
+per chunk), ``bm25/`` (the saved bm25s index and the catalog generation it reflects).
+Write order per document: catalog row ``pending`` → Chroma delete + add → catalog chunks
+and ``complete`` in one transaction. Search only returns chunks of complete documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from geungeo.errors import StoreError
+from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range
+from geungeo.settings import Settings
+from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.stores.bm25_index import Bm25Index
+from geungeo.stores.catalog import Catalog
+from geungeo.types import Chunk, DocumentRecord, MetaValue
+
+log = logging.getLogger(__name__)
+_ADD_BATCH = 2000
+
+
+def to_chroma_where(f: Filter) -> dict[str, Any]:
+    """Translate a filter to Chroma's ``where`` syntax."""
+    if isinstance(f, Eq):
+        return {f.field: {"$eq": f.value}}
+    if isinstance(f, In):
+        return {f.field: {"$in": list(f.values)}}
+    if isinstance(f, Range):
+        bounds = [{f.field: {op: v}} for op, v in (("$gte", f.low), ("$lte", f.high)) if v is not None]
+        if not bounds:
+            return {f.field: {"$gte": float("-inf")}}
+        return bounds[0] if len(bounds) == 1 else {"$and": bounds}
+    parts = [to_chroma_where(p) for p in f.parts]
+    if len(parts) == 1:
+        return parts[0]
+    return {"$and" if isinstance(f, And) else "$or": parts}
+
+
+def _chroma_meta(chunk: Chunk) -> dict[str, str | int | float | bool]:
+    """Flat metadata without None values (Chroma rejects them; missing never matches)."""
+    return {k: v for k, v in chunk.meta.items() if v is not None}
+
+
+class ChromaStore(ChunkStore):
+    """Chroma + SQLite catalog + bm25s, all in one directory."""
+
+    def __init__(self, settings: Settings, signature: IndexSignature) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        self.root = Path(settings.data_dir) / "store"
+        self.catalog = Catalog(self.root / "catalog.sqlite")
+        self._check_signature(signature)
+        self.signature = signature
+        os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+        client = chromadb.PersistentClient(
+            path=str(self.root / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
+        )
+        self.collection = client.get_or_create_collection(
+            settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+        )
+        self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
+
+    def _check_signature(self, signature: IndexSignature) -> None:
+        stored = {k: self.catalog.get_meta(k) for k in ("embedder", "dim", "tokenizer")}
+        if stored["embedder"] is None:
+            self.catalog.set_meta("embedder", signature.embedder)
+            self.catalog.set_meta("dim", str(signature.dim))
+            self.catalog.set_meta("tokenizer", signature.tokenizer)
+            return
+        if stored["embedder"] != signature.embedder or stored["dim"] != str(signature.dim):
+            raise StoreError(
+                f"the store at {self.root} holds {stored['embedder']} vectors (dim {stored['dim']}) but the "
+                f"configured embedder is {signature.embedder} (dim {signature.dim}): set GEUNGEO_EMBED_PROVIDER "
+                "back, or re-index with `geungeo ingest --rebuild`"
+            )
+        if stored["tokenizer"] != signature.tokenizer:
+            raise StoreError(
+                f"the store's sparse terms were made by {stored['tokenizer']}, this install has "
+                f"{signature.tokenizer}: re-index with `geungeo ingest --rebuild`"
+            )
+
+    # --- documents ---------------------------------------------------------------
+    def documents(self) -> list[DocumentRecord]:
+        return self.catalog.documents("complete")
+
+    def pending(self) -> list[str]:
+        return [d.doc_id for d in self.catalog.documents("pending")]
+
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        terms: Sequence[Sequence[str]],
+    ) -> None:
+        if len(chunks) != len(vectors) or len(chunks) != len(terms):
+            raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
+        self.catalog.mark_pending(record)
+        self.collection.delete(where={"doc_id": {"$eq": record.doc_id}})
+        for start in range(0, len(chunks), _ADD_BATCH):
+            part = chunks[start : start + _ADD_BATCH]
+            self.collection.add(
+                ids=[c.id for c in part],
+                embeddings=np.asarray(vectors[start : start + _ADD_BATCH], dtype=np.float32),
+                metadatas=[_chroma_meta(c) for c in part],  # type: ignore[arg-type]
+            )
+        self.catalog.complete(record, chunks, terms)
+
+    def delete_document(self, doc_id: str) -> int:
+        self.collection.delete(where={"doc_id": {"$eq": doc_id}})
+        return self.catalog.delete(doc_id)
+
+    # --- chunks ------------------------------------------------------------------
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        return self.catalog.get(ids)
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        return self.catalog.chunks_of(doc_id)
+
+    def count(self) -> int:
+        return self.catalog.count()
+
+    # --- search ------------------------------------------------------------------
+    def dense_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[tuple[str, float]]:
+        total = self.collection.count()
+        if total == 0:
+            return []
+        pending = set(self.pending())
+        res = self.collection.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(k + (100 if pending else 0), total),
+            where=to_chroma_where(where) if where is not None else None,
+            include=["distances", "metadatas"],
+        )
+        ids, dists, metas = res["ids"][0], (res["distances"] or [[]])[0], (res["metadatas"] or [[]])[0]
+        out = [
+            (i, 1.0 - float(d))
+            for i, d, m in zip(ids, dists, metas, strict=True)
+            if not pending or m.get("doc_id") not in pending
+        ]
+        return out[:k]
+
+    def sparse_search(self, terms: Sequence[str], k: int, where: Filter | None = None) -> list[tuple[str, float]]:
+        self.flush()
+        return self.bm25.search(terms, k, where)
+
+    # --- derived index -------------------------------------------------------------
+    def flush(self) -> None:
+        """Rebuild the BM25 index if the catalog changed since it was built."""
+        generation = self.catalog.generation
+        if self.bm25.generation == generation or (self.bm25.load() and self.bm25.generation == generation):
+            return
+        ids: list[str] = []
+        metas: list[dict[str, MetaValue]] = []
+        terms: list[list[str]] = []
+        for id_, meta, t in self.catalog.iter_terms():
+            ids.append(id_)
+            metas.append(meta)  # type: ignore[arg-type]
+            terms.append(t)
+        self.bm25.build(generation, ids, metas, terms)
+
+    def size_on_disk(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+    def close(self) -> None:
+        self.catalog.close()

@@ -1,0 +1,160 @@
+"""Contract tests every :class:`~geungeo.stores.base.ChunkStore` backend must pass.
+
+A backend's test module subclasses :class:`StoreContract` and provides a ``make_store``
+fixture: a callable ``(signature) -> ChunkStore`` that opens the same underlying store each
+time it is called within one test (so reopening can be tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from geungeo.errors import StoreError
+from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, matches
+from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.types import Chunk, DocumentRecord
+
+DIM = 8
+SIGNATURE = IndexSignature("contract-embedder", DIM, "contract-tokenizer")
+MakeStore = Callable[[IndexSignature], ChunkStore]
+
+
+def _vec(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def make_doc(doc_id: str, n: int, *, title: str = "시험법", code: str | None = None, seed: int = 0,
+             words: tuple[str, ...] = ("휴가", "임금", "휴직", "징계")) -> tuple[DocumentRecord, list[Chunk],
+                                                                                np.ndarray, list[list[str]]]:
+    """A document of ``n`` chunks with deterministic vectors and terms."""
+    ids = [f"{doc_id}-{i:05d}" for i in range(n)]
+    chunks = [
+        Chunk(
+            id=ids[i], doc_id=doc_id, ordinal=i, header=f"{title} 제{i + 1}조", text=f"{words[i % len(words)]} 조문 {i}",
+            meta={"doc_id": doc_id, "doc": title, "code": code, "kind": "law", "source": f"{title}.md",
+                  "article": f"제{i + 1}조", "page": i + 1, "category": "article", "addendum": False},
+            prev_id=ids[i - 1] if i else None, next_id=ids[i + 1] if i + 1 < n else None,
+        )
+        for i in range(n)
+    ]
+    vectors = np.stack([_vec(seed * 1000 + i) for i in range(n)])
+    terms = [[words[i % len(words)], "조문", f"제{i + 1}조"] for i in range(n)]
+    record = DocumentRecord(doc_id, f"{title}.md", title, "law", code, f"hash-{doc_id}-{n}-{seed}", n, origin=title)
+    return record, chunks, vectors, terms
+
+
+class StoreContract:
+    """Behaviour shared by all stores."""
+
+    @pytest.fixture
+    def store(self, make_store: MakeStore) -> ChunkStore:
+        return make_store(SIGNATURE)
+
+    def _fill(self, store: ChunkStore) -> dict[str, Chunk]:
+        everything: dict[str, Chunk] = {}
+        for doc_id, title, code, n, seed in (("d1", "근로기준법", None, 6, 1), ("d2", "교원인사규정", "3-1-5", 5, 2),
+                                             ("d3", "민법", None, 4, 3)):
+            record, chunks, vectors, terms = make_doc(doc_id, n, title=title, code=code, seed=seed)
+            store.replace_document(record, chunks, vectors, terms)
+            everything.update((c.id, c) for c in chunks)
+        store.flush()
+        return everything
+
+    def test_empty_store(self, store: ChunkStore) -> None:
+        assert store.count() == 0 and store.documents() == []
+        assert store.dense_search(_vec(1), 5) == []
+        assert store.sparse_search(["휴가"], 5) == []
+
+    def test_write_and_read_back(self, store: ChunkStore) -> None:
+        chunks = self._fill(store)
+        assert store.count() == 15
+        assert sorted(d.doc_id for d in store.documents()) == ["d1", "d2", "d3"]
+        rec = store.get_document("d2")
+        assert rec is not None and rec.code == "3-1-5" and rec.chunk_count == 5
+        got = store.get(["d2-00001", "nope", "d1-00000"])
+        assert [c.id for c in got] == ["d2-00001", "d1-00000"]
+        assert got[0] == chunks["d2-00001"]
+        assert [c.ordinal for c in store.chunks_of("d1")] == list(range(6))
+
+    def test_neighbours(self, store: ChunkStore) -> None:
+        self._fill(store)
+        assert [c.id for c in store.neighbours("d1-00002", 1)] == ["d1-00001", "d1-00002", "d1-00003"]
+        assert [c.id for c in store.neighbours("d1-00000", 2)] == ["d1-00000", "d1-00001", "d1-00002"]
+        assert store.neighbours("missing") == []
+
+    def test_replace_is_whole_document(self, store: ChunkStore) -> None:
+        self._fill(store)
+        record, chunks, vectors, terms = make_doc("d1", 2, title="근로기준법", seed=9, words=("퇴직금",))
+        store.replace_document(record, chunks, vectors, terms)
+        store.flush()
+        assert [c.id for c in store.chunks_of("d1")] == ["d1-00000", "d1-00001"]
+        assert store.get(["d1-00005"]) == []
+        assert store.count() == 11
+        assert all(cid.startswith("d1-0000") and cid < "d1-00002" for cid, _ in store.sparse_search(["퇴직금"], 10))
+        dense_ids = {cid for cid, _ in store.dense_search(_vec(1 * 1000 + 5), 20)}
+        assert "d1-00005" not in dense_ids
+
+    def test_delete(self, store: ChunkStore) -> None:
+        self._fill(store)
+        assert store.delete_document("d3") == 4
+        store.flush()
+        assert store.get_document("d3") is None and store.count() == 11
+        assert not any(cid.startswith("d3") for cid, _ in store.dense_search(_vec(3000), 20))
+        assert not any(cid.startswith("d3") for cid, _ in store.sparse_search(["휴가", "조문"], 20))
+
+    def test_dense_nearest_first(self, store: ChunkStore) -> None:
+        self._fill(store)
+        hits = store.dense_search(_vec(2 * 1000 + 3), 3)
+        assert hits[0][0] == "d2-00003" and hits[0][1] == pytest.approx(1.0, abs=1e-4)
+        assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+
+    def test_sparse_ranks_matching_terms(self, store: ChunkStore) -> None:
+        self._fill(store)
+        hits = store.sparse_search(["제3조", "휴직"], 5)
+        assert hits and all(s > 0 for _, s in hits)
+        assert hits[0][0] in {"d1-00002", "d2-00002", "d3-00002"}
+        assert store.sparse_search(["없는단어"], 5) == []
+
+    @pytest.mark.parametrize(
+        "where",
+        [
+            Eq("doc", "교원인사규정"),
+            Eq("code", "3-1-5"),
+            In("article", ("제1조", "제2조")),
+            Range("page", 2, 3),
+            Range("page", 4, None),
+            And((Eq("doc", "근로기준법"), Range("page", None, 2))),
+            Or((Eq("doc", "민법"), Eq("article", "제6조"))),
+            Eq("addendum", False),
+        ],
+    )
+    def test_filters_agree_with_the_oracle(self, store: ChunkStore, where: Filter) -> None:
+        chunks = self._fill(store)
+        allowed = {cid for cid, c in chunks.items() if matches(c.meta, where)}
+        dense = [cid for cid, _ in store.dense_search(_vec(7), 50, where)]
+        assert set(dense) == allowed
+        sparse = [cid for cid, _ in store.sparse_search(["조문"], 50, where)]
+        assert set(sparse) == allowed
+        probe = _vec(7)
+        expected = sorted(allowed, key=lambda cid: -float(np.dot(probe, _vector_of(chunks[cid]))))
+        assert dense[:3] == expected[:3]
+
+    def test_reopen_keeps_data_and_refuses_other_embedder(self, make_store: MakeStore) -> None:
+        store = make_store(SIGNATURE)
+        self._fill(store)
+        store.close()
+        again = make_store(SIGNATURE)
+        assert again.count() == 15
+        assert again.sparse_search(["휴직"], 3)
+        again.close()
+        with pytest.raises(StoreError, match="other-embedder|embedder"):
+            make_store(IndexSignature("other-embedder", DIM, SIGNATURE.tokenizer))
+
+
+def _vector_of(chunk: Chunk) -> np.ndarray:
+    seeds = {"d1": 1, "d2": 2, "d3": 3}
+    return _vec(seeds[chunk.doc_id] * 1000 + chunk.ordinal)

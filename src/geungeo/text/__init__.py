@@ -1,0 +1,1 @@
+"""Text normalisation, Korean tokenisation and statute structure patterns."""

@@ -1,0 +1,64 @@
+"""Patterns of Korean statutes and regulations (편/장/절/관, 조, 항, 호, 목, 부칙, 별표).
+
+Structure as data (ragflow's ``BULLET_PATTERN`` idea): loaders and the query side share these
+regexes, so "제 60 조", "60조" and "제60조" are recognised and written one way everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A heading level of the statute hierarchy: 편 > 장 > 절 > 관.
+DIVISION_LEVELS: tuple[str, ...] = ("편", "장", "절", "관")
+DIVISION = re.compile(r"^제\s*(\d+)\s*(편|장|절|관)(?:의\s*(\d+))?(?=\s|$|[^\w])\s*(.*)$")
+
+# 제8조(휴직), 제43조의2 (…), 제 60 조: number, optional branch, optional title in parentheses.
+ARTICLE_HEAD = re.compile(r"^제\s*(\d+)\s*조(?:\s*의\s*(\d+))?\s*(?:[(（]\s*([^)）]*?)\s*[)）])?\s*(.*)$", re.S)
+ARTICLE_REF = re.compile(r"제?\s*(\d+)\s*조(?:\s*의\s*(\d+))?(?![가-힣])|제\s*(\d+)\s*조(?:\s*의\s*(\d+))?")
+PARAGRAPH_MARK = re.compile(r"^\s*(?:\*\*)?([①-⑳㉑-㉟])")
+ITEM_MARK = re.compile(r"^\s*(\d+)\\?\.\s")
+SUBITEM_MARK = re.compile(r"^\s*([가-하])\.\s")
+ADDENDUM = re.compile(r"^\s*부\s*칙(?:\s*[<(〈].*)?\s*$")
+ATTACHMENT = re.compile(r"^\s*[\[［【<]?\s*(별표|별지|서식|별지\s*서식|별첨)\s*(?:제\s*)?(\d+)?(?:\s*호)?(?:\s*의\s*(\d+))?")
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳㉑㉒㉓㉔㉕㉖㉗㉘㉙㉚㉛㉜㉝㉞㉟"
+
+
+def article_label(number: int | str, branch: int | str | None = None) -> str:
+    """Canonical article label: ``제8조`` or ``제43조의2``."""
+    return f"제{int(number)}조" + (f"의{int(branch)}" if branch else "")
+
+
+def parse_article_head(line: str) -> tuple[str, str | None, str] | None:
+    """Split ``제8조(휴직) ① 교원이…`` into (``제8조``, ``휴직``, rest); None if not an article head."""
+    m = ARTICLE_HEAD.match(line.strip())
+    if not m:
+        return None
+    number, branch, title, rest = m.groups()
+    return article_label(number, branch), (title.strip() if title else None), rest.strip()
+
+
+def normalize_article_refs(text: str) -> list[str]:
+    """Every article reference in ``text`` as canonical labels (``60조`` → ``제60조``)."""
+    out = []
+    for m in ARTICLE_REF.finditer(text):
+        number = m.group(1) or m.group(3)
+        branch = m.group(2) or m.group(4)
+        out.append(article_label(number, branch))
+    return out
+
+
+def division_label(line: str) -> tuple[str, str] | None:
+    """(level, label) for a 편/장/절/관 heading such as ``제2장 근로계약``."""
+    m = DIVISION.match(line.strip())
+    if not m:
+        return None
+    number, level, branch, title = m.groups()
+    label = f"제{int(number)}{level}" + (f"의{int(branch)}" if branch else "")
+    title = title.strip()
+    return level, f"{label} {title}".strip()
+
+
+def paragraph_number(line: str) -> int | None:
+    """1-based 항 number of a line starting with ①…㉟, else None."""
+    m = PARAGRAPH_MARK.match(line)
+    return CIRCLED.index(m.group(1)) + 1 if m else None

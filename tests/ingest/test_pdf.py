@@ -1,0 +1,99 @@
+"""PDF loader: the shared SPRI AI brief, encrypted and fake PDFs, paragraph and furniture rules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from geungeo.errors import LoaderError
+from geungeo.ingest import load_file
+from geungeo.ingest.pdf import paragraphs, running_furniture
+from geungeo.text.normalize import nfc, squash
+from geungeo.types import Document
+from tests.conftest import CORPUS, QUESTIONS, need_shared
+
+BRIEF = "SPRI_AI_Brief_2023년12월호_F.pdf"
+
+
+@pytest.fixture(scope="module")
+def brief() -> Document:
+    need_shared()
+    return load_file(CORPUS / "pdf" / BRIEF)[0]
+
+
+def _page_text(doc: Document, page: int) -> str:
+    return "\n".join(e.text for e in doc.elements if e.page == page)
+
+
+def test_one_document_with_23_pages(brief: Document) -> None:
+    assert (brief.kind, brief.source, brief.meta["file_name"], brief.meta["pages"]) == ("pdf", BRIEF, BRIEF, 23)
+    assert brief.title == BRIEF  # the PDF's metadata title is empty
+    assert {e.page for e in brief.elements} == set(range(1, 24))
+
+
+def test_page_4_holds_what_a_reader_sees_there(brief: Document) -> None:
+    sentence = (
+        "n 미국 바이든 대통령이 2023년 10월 30일 연방정부 차원에서 안전하고 신뢰할 수 있는 AI 개발과 "
+        "사용을 보장하기 위한 행정명령을 발표"
+    )
+    assert sentence in [e.text for e in brief.elements if e.page == 4]
+    assert "미국, 안전하고 신뢰할 수 있는 AI 개발과 사용에 관한 행정명령 발표" in _page_text(brief, 4)
+    assert "안전하고 신뢰할 수 있는" not in _page_text(brief, 6)
+
+
+def test_gold_evidence_is_on_its_gold_page(brief: Document) -> None:
+    questions = [json.loads(line) for line in (QUESTIONS / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
+    gold = [(q["gold"][0]["page"], q["evidence"]) for q in questions if q["gold"][0]["doc"] == BRIEF]
+    assert len(gold) == 9
+    for page, evidence in gold:
+        assert squash(evidence) in squash(_page_text(brief, page)), (page, evidence)
+
+
+def test_running_headers_are_dropped_and_text_is_nfc(brief: Document) -> None:
+    texts = [e.text for e in brief.elements]
+    assert not any(t.startswith("1. 정책/법제 2. 기업/산업") or t.startswith("SPRi AI Brief") for t in texts)
+    assert all(t == nfc(t) for t in texts)
+
+
+def test_encrypted_pdf_is_refused(tmp_path: Path) -> None:
+    pypdf = pytest.importorskip("pypdf")
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(200, 200)
+    writer.encrypt("secret")  # RC4: needs no extra crypto package
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as fh:
+        writer.write(fh)
+    with pytest.raises(LoaderError, match="encrypted PDF"):
+        load_file(locked)
+
+
+def test_binary_file_renamed_pdf_is_a_one_line_error(tmp_path: Path) -> None:
+    fake = tmp_path / "photo.pdf"
+    fake.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(LoaderError, match="not a readable PDF") as err:
+        load_file(fake)
+    assert "\n" not in str(err.value) and "photo.pdf" in str(err.value)
+
+
+def test_nfd_file_name_gives_nfc_source(tmp_path: Path) -> None:
+    need_shared()
+    nfd = tmp_path / unicodedata.normalize("NFD", BRIEF)
+    shutil.copyfile(CORPUS / "pdf" / BRIEF, nfd)
+    assert load_file(nfd)[0].source == BRIEF
+
+
+def test_wrapped_lines_join_and_bullets_start_paragraphs() -> None:
+    lines = ["첫 문단은 여기서 ", "이어진다", "∙ 글머리 문단이 ", "다음 줄로 이어지고 ", "n 새 글머리", "끝"]
+    assert paragraphs(lines) == ["첫 문단은 여기서 이어진다", "∙ 글머리 문단이 다음 줄로 이어지고", "n 새 글머리", "끝"]
+
+
+def test_lines_repeated_at_page_edges_are_furniture() -> None:
+    pages = [["SPRi AI Brief |", f"제목 {n}", "가", "나", "같은 본문 줄", "다", "라", str(n)] for n in range(1, 7)]
+    furniture = running_furniture(pages)
+    assert "SPRi AI Brief |" in furniture and "#" in furniture  # "#": the page numbers
+    assert "같은 본문 줄" not in furniture and "제목 #" in furniture
+    assert running_furniture(pages[:2]) == set()

@@ -1,0 +1,170 @@
+"""Incremental, idempotent and crash-safe ingestion through the real embedded store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from geungeo.engine import build_engine
+from geungeo.settings import Settings
+from tests.conftest import CORPUS, need_shared
+
+LAW = """---
+제목: {title}
+시행일자: 2025-01-01
+---
+
+# {title}
+
+## 제1장 총칙
+
+##### 제1조 (목적)
+
+이 법은 {topic}에 관한 사항을 정함을 목적으로 한다.
+
+##### 제2조 (휴가)
+
+**①** 근로자는 {topic} 휴가를 신청할 수 있다.
+
+**②** 휴가는 연 {days}일로 한다.
+
+## 부칙
+
+부칙 <제1호,2025.1.1>
+
+제1조 (시행일) 이 법은 공포한 날부터 시행한다.
+"""
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", embed_provider="fake")
+
+
+def _write(dir_: Path, name: str, topic: str, days: int = 15) -> Path:
+    p = dir_ / f"{name}.md"
+    p.write_text(LAW.format(title=name, topic=topic, days=days), "utf-8")
+    return p
+
+
+def test_ingest_search_and_incremental_reingest(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write(docs, "가족돌봄법", "가족돌봄")
+    _write(docs, "연구년법", "연구년")
+    (docs / "notes.xyz").write_text("ignored", "utf-8")
+    engine = build_engine(_settings(tmp_path))
+    first = engine.ingest([docs])
+    assert first.documents == 2 and first.chunks == 6 and not first.failed
+    assert first.skipped and first.skipped[0].endswith("notes.xyz")
+    hits = engine.search("연구년 휴가는 며칠", k=3)
+    assert hits[0].chunk.meta["doc"] == "연구년법"
+    assert set(hits[0].ranks) == {"sparse", "dense"}
+
+    again = engine.ingest([docs])
+    assert again.embedded_chunks == 0 and sum(f.unchanged for f in again.files) == 2
+
+    _write(docs, "연구년법", "연구년", days=30)
+    changed = engine.ingest([docs])
+    assert changed.embedded_chunks == 3 and engine.store.count() == 6
+    hits = engine.search("연구년 휴가 30일", k=1, mode="sparse")
+    assert "30일" in hits[0].chunk.text
+    engine.close()
+
+
+def test_unchanged_chunks_are_not_embedded_twice(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    law = _write(docs, "가족돌봄법", "가족돌봄")
+    engine = build_engine(_settings(tmp_path))
+    engine.ingest([law])
+    law.write_text(law.read_text("utf-8").replace("연 15일", "연 20일"), "utf-8")
+    inner = engine.embedder.inner  # type: ignore[attr-defined]
+    before = inner.calls
+    engine.ingest([law])
+    assert inner.calls - before == 1  # only the changed article is embedded
+    engine.close()
+
+
+def test_bad_files_are_reported_and_the_batch_goes_on(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write(docs, "가족돌봄법", "가족돌봄")
+    (docs / "broken.pdf").write_bytes(os.urandom(2048))
+    (docs / "empty.md").write_bytes(b"")
+    engine = build_engine(_settings(tmp_path))
+    report = engine.ingest([docs, tmp_path / "missing.md"])
+    failed = {Path(f.path).name: f.error for f in report.failed}
+    assert set(failed) == {"broken.pdf", "empty.md", "missing.md"}
+    assert failed["missing.md"] == "no such file"
+    assert report.documents == 1 and engine.store.count() == 3
+    engine.close()
+
+
+def test_removed_regulation_of_a_file_is_deleted(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    law = _write(docs, "가족돌봄법", "가족돌봄")
+    engine = build_engine(_settings(tmp_path))
+    engine.ingest([law])
+    law.write_text(LAW.format(title="새이름법", topic="돌봄", days=3), "utf-8")  # same file, other document
+    report = engine.ingest([law])
+    assert report.files[0].removed == 1
+    assert [d.title for d in engine.store.documents()] == ["새이름법"]
+    engine.close()
+
+
+def test_killed_ingest_leaves_store_consistent_and_next_run_completes(tmp_path: Path) -> None:
+    need_shared()
+    data = tmp_path / "data"
+    env = {**os.environ, "GEUNGEO_DATA_DIR": str(data), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    laws = CORPUS / "laws"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "geungeo", "ingest", str(laws)], env=env, cwd=tmp_path,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    catalog = data / "store" / "catalog.sqlite"
+    deadline = time.monotonic() + 120
+    complete = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if catalog.exists():
+            try:
+                with sqlite3.connect(catalog, timeout=1) as db:
+                    complete = db.execute("SELECT COUNT(*) FROM documents WHERE state='complete'").fetchone()[0]
+            except sqlite3.Error:
+                complete = 0
+            if complete >= 5:
+                break
+        time.sleep(0.05)
+    assert proc.poll() is None, "ingestion finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    engine = build_engine(Settings(data_dir=data, embed_provider="fake"))
+    visible = engine.store.documents()
+    assert 5 <= len(visible) < 48
+    for rec in visible:  # every visible document is whole
+        assert len(engine.store.chunks_of(rec.doc_id)) == rec.chunk_count
+    report = engine.ingest([laws])
+    assert not report.failed and engine.store.pending() == []
+    assert len(engine.store.documents()) == 48
+    assert sum(f.unchanged for f in report.files) == len(visible)
+    total = sum(d.chunk_count for d in engine.store.documents())
+    assert engine.store.count() == total == engine.store.collection.count()  # type: ignore[attr-defined]
+    engine.close()
+
+
+@pytest.mark.parametrize("query", ["", "   ", "가" * 100_000])
+def test_bad_queries_are_user_errors(tmp_path: Path, query: str) -> None:
+    from geungeo.errors import QueryError
+
+    engine = build_engine(_settings(tmp_path))
+    with pytest.raises(QueryError):
+        engine.search(query)
+    engine.close()

@@ -1,0 +1,125 @@
+"""The CLI through typer's runner and, for exit codes, as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from geungeo.interfaces.cli import app
+
+runner = CliRunner()
+LAW = """---
+제목: 휴가법
+---
+
+# 휴가법
+
+##### 제1조 (목적)
+
+이 법은 연차 휴가를 정한다.
+
+##### 제2조 (연차)
+
+**①** 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 준다.
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GEUNGEO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GEUNGEO_EMBED_PROVIDER", "fake")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "휴가법.md").write_text(LAW, "utf-8")
+    return docs
+
+
+def test_ingest_search_stats_delete(env: Path) -> None:
+    res = runner.invoke(app, ["ingest", str(env)])
+    assert res.exit_code == 0, res.output
+    assert "1 files, 1 documents, 2 chunks" in res.output
+    res = runner.invoke(app, ["search", "유급휴가 며칠", "--json", "-k", "1"])
+    assert res.exit_code == 0, res.output
+    hit = json.loads(res.stdout.splitlines()[0])
+    assert hit["doc"] == "휴가법" and hit["article"] == "제2조" and hit["header"] == "휴가법 제2조(연차)"
+    res = runner.invoke(app, ["search", "목적", "--filter", "article=제1조"])
+    assert "휴가법 제1조(목적)" in res.output and "제2조" not in res.output
+    res = runner.invoke(app, ["stats"])
+    assert "1 documents, 2 chunks" in res.output
+    res = runner.invoke(app, ["delete", "휴가법"])
+    assert res.exit_code == 0 and "deleted 1 documents (2 chunks)" in res.output
+    res = runner.invoke(app, ["delete", "휴가법"])
+    assert res.exit_code == 1
+
+
+def test_reingest_reports_unchanged(env: Path) -> None:
+    runner.invoke(app, ["ingest", str(env)])
+    res = runner.invoke(app, ["ingest", str(env)])
+    assert "(0 embedded)" in res.output
+
+
+def test_config_prints_settings_with_secrets_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GEUNGEO_EMBED_API_KEY", "sk-secret")
+    res = runner.invoke(app, ["config", "--json"])
+    values = json.loads(res.stdout)
+    assert values["top_k"] == 10 and values["rerank_top_k"] == 5 and values["rrf_k"] == 60
+    assert values["embed_api_key"] == "***" and "sk-secret" not in res.output
+
+
+def test_eval_writes_hits_and_scores(env: Path, tmp_path: Path) -> None:
+    runner.invoke(app, ["ingest", str(env)])
+    qs = tmp_path / "q.jsonl"
+    qs.write_text(
+        "\n".join(json.dumps(q, ensure_ascii=False) for q in [
+            {"id": "q1", "question": "1년 일하면 유급휴가 며칠?", "style": "paraphrase",
+             "gold": [{"doc": "휴가법", "article": "제2조"}]},
+            {"id": "q2", "question": "없는 내용", "style": "unanswerable", "answerable": False},
+            {"id": "q3", "question": "휴가법 제1조", "style": "structural", "kind": "article",
+             "gold": [{"doc": "휴가법", "article": "제1조"}], "must_contain": ["목적"]},
+        ]), "utf-8")
+    out = tmp_path / "hits.jsonl"
+    res = runner.invoke(app, ["eval", str(qs), "--out", str(out), "--k", "5"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [line["id"] for line in lines] == ["q1"]
+    assert set(lines[0]["hits"][0]) == {"doc", "code", "article", "page", "chunk_id", "text", "score"}
+    assert "q.jsonl" in res.output and "paraphrase" in res.output
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "geungeo", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_user_errors_are_one_line_with_nonzero_exit(tmp_path: Path) -> None:
+    env = {**os.environ, "GEUNGEO_DATA_DIR": str(tmp_path / "data"), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    renamed = tmp_path / "report.pdf"
+    renamed.write_bytes(b"\x7fELF" + os.urandom(4000))
+    nfd = tmp_path / unicodedata.normalize("NFD", "빈 파일.md")
+    nfd.write_bytes(b"")
+    cases = [
+        (["search", ""], "empty query"),
+        (["search", "가" * 100_000], "query too long"),
+        (["ingest", str(renamed)], "report.pdf"),
+        (["ingest", str(nfd)], "빈 파일.md: empty file"),
+        (["ingest", str(tmp_path / "nope")], "no such file"),
+        (["search", "x", "--filter", "color=red"], "unknown field"),
+    ]
+    for args, message in cases:
+        res = _cli(*args, env=env)
+        assert res.returncode != 0, (args, res.stdout, res.stderr)
+        lines = [ln for ln in res.stderr.splitlines() if ln.startswith("error:")]
+        assert lines and message in unicodedata.normalize("NFC", lines[0]), (args, res.stderr)
+        assert "Traceback" not in res.stderr
+
+
+def test_help_teaches() -> None:
+    res = runner.invoke(app, ["--help"])
+    assert "geungeo ingest" in res.output and "GEUNGEO_" in res.output

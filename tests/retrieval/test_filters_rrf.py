@@ -1,0 +1,50 @@
+import pytest
+
+from geungeo.errors import QueryError
+from geungeo.retrieval.filters import And, Eq, In, Or, Range, combine, matches, parse_filter
+from geungeo.retrieval.rrf import rrf
+
+META = {"doc": "근로기준법", "article": "제60조", "page": 4, "code": None, "addendum": False}
+
+
+def test_matches() -> None:
+    assert matches(META, Eq("doc", "근로기준법"))
+    assert not matches(META, Eq("code", "3-1-5"))
+    assert matches(META, In("article", ("제59조", "제60조")))
+    assert matches(META, Range("page", 3, 5)) and not matches(META, Range("page", 5, None))
+    assert matches(META, And((Eq("doc", "근로기준법"), Range("page", None, 4))))
+    assert matches(META, Or((Eq("doc", "민법"), Eq("article", "제60조"))))
+    assert not matches({"doc": "x"}, Range("page", 1, 2))
+
+
+def test_parse_filter() -> None:
+    assert parse_filter("doc=근로기준법") == Eq("doc", "근로기준법")
+    assert parse_filter("article=60조") == Eq("article", "제60조")
+    assert parse_filter("page=3..5") == Range("page", 3, 5)
+    assert parse_filter("page=7") == Eq("page", 7)
+    assert parse_filter("code=3-1-5,2-1-1") == In("code", ("3-1-5", "2-1-1"))
+    assert combine([]) is None
+    assert combine([Eq("doc", "a")]) == Eq("doc", "a")
+
+
+@pytest.mark.parametrize("bad", ["doc", "color=red", "page=x", "doc="])
+def test_bad_filters_are_user_errors(bad: str) -> None:
+    with pytest.raises(QueryError):
+        parse_filter(bad)
+
+
+def test_rrf_rewards_agreement() -> None:
+    fused = rrf([["a", "b", "c"], ["b", "a", "d"]], k=60)
+    assert [i for i, _ in fused][:2] in (["a", "b"], ["b", "a"])
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert {i for i, _ in fused} == {"a", "b", "c", "d"}
+
+
+def test_rrf_weights() -> None:
+    fused = rrf([["a"], ["b"]], k=60, weights=[1.0, 2.0])
+    assert fused[0][0] == "b" and fused[0][1] == pytest.approx(2 / 61)
+
+
+def test_rrf_length_mismatch_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        rrf([["a"]], weights=[1.0, 2.0])

@@ -1,0 +1,31 @@
+from geungeo.text.kiwi import bm25_terms, bm25_terms_many, tokenizer_id
+
+
+def test_particles_and_endings_are_dropped() -> None:
+    assert "휴직" in bm25_terms("휴직을 신청했습니다")
+    assert bm25_terms("휴직을")[0] == bm25_terms("휴직")[0]
+    assert "을" not in bm25_terms("휴직을")
+
+
+def test_article_references_are_one_token_whatever_the_spacing() -> None:
+    for text in ("제 60 조", "60조", "제60조에 따라"):
+        assert bm25_terms(text)[0] == "제60조", text
+    assert bm25_terms("제43조의2를 보라")[0] == "제43조의2"
+
+
+def test_compounds_split_and_foreign_words_lowercased() -> None:
+    terms = bm25_terms("연차유급휴가와 AI 서비스")
+    assert {"연차", "유급", "휴가", "ai", "서비스"} <= set(terms)
+
+
+def test_verb_stems_are_kept_as_lemmas() -> None:
+    assert "받다" in bm25_terms("돈을 받았다")
+
+
+def test_batch_equals_single() -> None:
+    texts = ["근로자는 휴가를 받는다", "제2조(정의) 이 법에서"]
+    assert list(bm25_terms_many(texts)) == [bm25_terms(t) for t in texts]
+
+
+def test_tokenizer_id_names_version() -> None:
+    assert tokenizer_id().startswith("kiwipiepy-")

@@ -1,0 +1,37 @@
+import pytest
+
+from geungeo.text.structure import division_label, normalize_article_refs, paragraph_number, parse_article_head
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("제8조(휴직) ① 교원이", ("제8조", "휴직", "① 교원이")),
+        ("제43조의2 (체불사업주 명단 공개)", ("제43조의2", "체불사업주 명단 공개", "")),
+        ("제 60 조 (연차 유급휴가)", ("제60조", "연차 유급휴가", "")),
+        ("제64조", ("제64조", None, "")),
+    ],
+)
+def test_article_heads(line: str, expected: tuple[str, str | None, str]) -> None:
+    assert parse_article_head(line) == expected
+
+
+def test_not_an_article_head() -> None:
+    assert parse_article_head("이 법은 제60조에 따라") is None
+
+
+def test_divisions() -> None:
+    assert division_label("제2장 근로계약") == ("장", "제2장 근로계약")
+    assert division_label("제1편 총칙") == ("편", "제1편 총칙")
+    assert division_label("제3절의2 특례") == ("절", "제3절의2 특례")
+    assert division_label("제2조(정의)") is None
+
+
+def test_article_refs_normalised() -> None:
+    assert normalize_article_refs("제 60 조, 60조 및 제43조의 2") == ["제60조", "제60조", "제43조의2"]
+
+
+def test_paragraph_numbers() -> None:
+    assert paragraph_number("② 사용자는") == 2
+    assert paragraph_number("**③** 삭제") == 3
+    assert paragraph_number("1. 근로자") is None
