@@ -13,7 +13,7 @@ from pathlib import Path
 from geungeo.embeddings import get_embedder
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
-from geungeo.ingest.pipeline import IngestReport, Ingestor, Progress
+from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress
 from geungeo.retrieval.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever, Mode
 from geungeo.settings import Settings

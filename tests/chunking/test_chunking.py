@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from geungeo.chunking import chunk_document
@@ -56,7 +58,7 @@ def test_neighbours_are_linked_in_order() -> None:
                    elements=[Element(f"문단 {i} " * 100, "paragraph", path=(f"절{i}",)) for i in range(4)])
     chunks = chunk_document(doc, size=400)
     assert chunks[0].prev_id is None and chunks[-1].next_id is None
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert a.next_id == b.id and b.prev_id == a.id
     assert len({c.id for c in chunks}) == len(chunks)
 

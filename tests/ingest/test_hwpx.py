@@ -207,10 +207,7 @@ def test_structural_gold_is_in_the_regulation_text(book: dict[str, Document]) ->
             if "code" not in gold:
                 continue
             doc = book[gold["code"]]
-            if q["kind"] == "article":
-                text = "\n".join(e.text for e in articles(doc, gold["article"]))
-            else:
-                text = full_text(doc)
+            text = "\n".join(e.text for e in articles(doc, gold["article"])) if q["kind"] == "article" else full_text(doc)
             missing = [m for m in q["must_contain"] if squash(m) not in squash(text)]
             if q["id"] in STRUCTURAL_GOLD_ERRATA:
                 assert missing, f"{q['id']}: gold fixed, drop it from the errata"

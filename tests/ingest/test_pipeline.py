@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from geungeo.engine import build_engine
+from geungeo.ingest.base import Loader, loader
 from geungeo.settings import Settings
+from geungeo.types import Document, Element
 from tests.conftest import CORPUS, need_shared
 
 LAW = """---
@@ -107,16 +109,44 @@ def test_bad_files_are_reported_and_the_batch_goes_on(tmp_path: Path) -> None:
     engine.close()
 
 
-def test_removed_regulation_of_a_file_is_deleted(tmp_path: Path) -> None:
+def test_changed_single_document_file_is_replaced_in_place(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     law = _write(docs, "가족돌봄법", "가족돌봄")
     engine = build_engine(_settings(tmp_path))
     engine.ingest([law])
-    law.write_text(LAW.format(title="새이름법", topic="돌봄", days=3), "utf-8")  # same file, other document
+    law.write_text(LAW.format(title="새이름법", topic="돌봄", days=3), "utf-8")  # same file, renamed statute
     report = engine.ingest([law])
-    assert report.files[0].removed == 1
+    assert report.files[0].removed == 0
     assert [d.title for d in engine.store.documents()] == ["새이름법"]
+    engine.close()
+
+
+@loader(".book")
+def _book_loader() -> Loader:
+    """A test format holding one document per ``== title`` section, keyed by title (like the HWPX book)."""
+
+    def load(path: Path) -> list[Document]:
+        parts = [p.strip() for p in path.read_text("utf-8").split("== ") if p.strip()]
+        return [
+            Document(source=path.name, title=p.splitlines()[0], kind="regulation", key=p.splitlines()[0],
+                     elements=[Element(text=line) for line in p.splitlines()[1:]])
+            for p in parts
+        ]
+
+    return load
+
+
+def test_regulation_dropped_from_a_book_is_deleted(tmp_path: Path) -> None:
+    book = tmp_path / "규정집.book"
+    book.write_text("== 학칙\n학생은 휴학할 수 있다.\n== 연구년규정\n교원은 연구년을 신청한다.\n", "utf-8")
+    engine = build_engine(_settings(tmp_path))
+    assert engine.ingest([book]).files[0].documents == 2
+    book.write_text("== 학칙\n학생은 휴학할 수 있다.\n", "utf-8")
+    report = engine.ingest([book])
+    assert report.files[0].removed == 1 and report.files[0].unchanged == 1
+    assert [d.title for d in engine.store.documents()] == ["학칙"]
+    assert all(h.chunk.meta["doc"] == "학칙" for h in engine.search("연구년", k=5))
     engine.close()
 
 

@@ -50,8 +50,7 @@ def _user_errors() -> Iterator[None]:
 def _engine(data_dir: Path | None) -> Any:
     from geungeo.engine import build_engine
 
-    overrides = {"data_dir": data_dir} if data_dir else {}
-    return build_engine(Settings(**overrides))
+    return build_engine(Settings(data_dir=data_dir) if data_dir else Settings())
 
 
 DataDir = Annotated[
@@ -130,7 +129,7 @@ def search(
         where = _parse_filters(filters)
         if engine.store.count() == 0:
             err.print("[yellow]the store is empty: run `geungeo ingest PATH` first / 먼저 문서를 색인하세요[/]")
-        hits = engine.search(query, k=k, where=where, mode=mode)  # type: ignore[arg-type]
+        hits = engine.search(query, k=k, where=where, mode=mode)
         if as_json:
             for h in hits:
                 sys.stdout.write(json.dumps({**hit_record(h), "header": h.chunk.header, "ranks": h.ranks},
@@ -235,7 +234,7 @@ def evaluate(
         results = []
         started = time.perf_counter()
         for q in questions:
-            hits = engine.search(q.question, k=k, mode=mode)  # type: ignore[arg-type]
+            hits = engine.search(q.question, k=k, mode=mode)
             results.append((q, first_correct_rank(q, [h.chunk for h in hits])))
             if sink:
                 sink.write(json.dumps({"id": q.id, "hits": [hit_record(h) for h in hits]}, ensure_ascii=False) + "\n")

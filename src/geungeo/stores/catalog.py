@@ -38,7 +38,7 @@ def _chunk(row: sqlite3.Row | tuple[object, ...]) -> Chunk:
     return Chunk(
         id=str(id_),
         doc_id=str(doc_id),
-        ordinal=int(ordinal),  # type: ignore[call-overload]
+        ordinal=int(str(ordinal)),
         header=str(header),
         text=str(text),
         meta=json.loads(str(meta)),

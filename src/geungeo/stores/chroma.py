@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from geungeo.errors import StoreError
-from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range
+from geungeo.retrieval.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.bm25_index import Bm25Index
@@ -107,18 +107,18 @@ class ChromaStore(ChunkStore):
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
         self.catalog.mark_pending(record)
-        self.collection.delete(where={"doc_id": {"$eq": record.doc_id}})
+        self.collection.delete(where={"doc_id": record.doc_id})
         for start in range(0, len(chunks), _ADD_BATCH):
             part = chunks[start : start + _ADD_BATCH]
             self.collection.add(
                 ids=[c.id for c in part],
                 embeddings=np.asarray(vectors[start : start + _ADD_BATCH], dtype=np.float32),
-                metadatas=[_chroma_meta(c) for c in part],  # type: ignore[arg-type]
+                metadatas=[_chroma_meta(c) for c in part],
             )
         self.catalog.complete(record, chunks, terms)
 
     def delete_document(self, doc_id: str) -> int:
-        self.collection.delete(where={"doc_id": {"$eq": doc_id}})
+        self.collection.delete(where={"doc_id": doc_id})
         return self.catalog.delete(doc_id)
 
     # --- chunks ------------------------------------------------------------------
@@ -138,7 +138,7 @@ class ChromaStore(ChunkStore):
             return []
         pending = set(self.pending())
         res = self.collection.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
             n_results=min(k + (100 if pending else 0), total),
             where=to_chroma_where(where) if where is not None else None,
             include=["distances", "metadatas"],

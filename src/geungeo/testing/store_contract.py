@@ -151,7 +151,7 @@ class StoreContract:
         assert again.count() == 15
         assert again.sparse_search(["휴직"], 3)
         again.close()
-        with pytest.raises(StoreError, match="other-embedder|embedder"):
+        with pytest.raises(StoreError, match=r"other-embedder|embedder"):
             make_store(IndexSignature("other-embedder", DIM, SIGNATURE.tokenizer))
 
 

