@@ -33,7 +33,11 @@ class Engine:
 
     def ingest(self, paths: Iterable[Path], *, progress: Progress | None = None) -> IngestReport:
         """Ingest files and directories (incremental: unchanged documents are skipped)."""
-        return Ingestor(self.store, self.embedder, self.settings).run(paths, progress=progress)
+        ingestor = Ingestor(self.store, self.embedder, self.settings)
+        try:
+            return ingestor.run(paths, progress=progress)
+        finally:
+            ingestor.close()
 
     def search(self, query: str, *, k: int | None = None, where: Filter | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Hybrid search over the store."""
@@ -48,5 +52,5 @@ def build_engine(settings: Settings | None = None) -> Engine:
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     embedder: Embedder = CachedEmbedder(get_embedder(settings), settings.data_dir / "cache" / "embeddings.sqlite")
-    store = open_store(settings, IndexSignature(embedder.name, embedder.dim, tokenizer_id()))
+    store = open_store(settings, IndexSignature(embedder.name, embedder.dim, f"{tokenizer_id()}/header{settings.header_weight}"))
     return Engine(settings, store, embedder, HybridRetriever(store, embedder, settings))

@@ -93,8 +93,13 @@ def target_matches(target: Mapping[str, Any], evidence: str | None, chunk: Chunk
         return False
     only_document = not target.get("article") and target.get("page") is None
     if only_document and evidence:
-        return squash(evidence) in squash(chunk.text)
+        return _loose(evidence) in _loose(chunk.text)
     return True
+
+
+def _loose(text: str) -> str:
+    """Text for evidence containment: whitespace and table-cell separators removed."""
+    return squash(text).replace("|", "")
 
 
 def first_correct_rank(q: Question, chunks: Sequence[Chunk]) -> int | None:

@@ -38,8 +38,18 @@ class Settings(BaseSettings):
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant k (Cormack et al. 2009).")
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in RRF.")
     sparse_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in RRF.")
+    scope_weight: float = Field(
+        1.0, ge=0.0, description="RRF weight of the extra rankings restricted to documents the query names (0: off)."
+    )
+    header_weight: int = Field(
+        2, ge=1, le=5, description="Times a chunk's header (document and article title) counts in its BM25 terms."
+    )
+    lexicon_path: str = Field(
+        "", description="JSON file of everyday→legal synonyms and audience cues (empty: the bundled lexicon)."
+    )
+    query_expansion: bool = Field(True, description="Add the lexicon's legal terms to the lexical query.")
     bm25_k1: float = Field(1.2, gt=0.0, description="BM25 term-frequency saturation.")
-    bm25_b: float = Field(0.75, ge=0.0, le=1.0, description="BM25 length normalisation.")
+    bm25_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5 measured best on the shared sets).")
     max_query_chars: int = Field(2000, ge=10, description="Longer queries are rejected with a clear error.")
 
     # --- chunking ----------------------------------------------------------

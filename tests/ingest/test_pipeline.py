@@ -198,3 +198,19 @@ def test_bad_queries_are_user_errors(tmp_path: Path, query: str) -> None:
     with pytest.raises(QueryError):
         engine.search(query)
     engine.close()
+
+
+def test_unchanged_file_is_not_parsed_again(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    law = _write(docs, "가족돌봄법", "가족돌봄")
+    engine = build_engine(_settings(tmp_path))
+    assert engine.ingest([docs]).files[0].parsed
+    again = engine.ingest([docs]).files[0]
+    assert not again.parsed and again.unchanged == 1 and again.chunks == 3
+    law.write_text(law.read_text("utf-8").replace("15일", "20일"), "utf-8")
+    changed = engine.ingest([docs]).files[0]
+    assert changed.parsed and changed.unchanged == 0
+    engine.store.delete_document(engine.store.documents()[0].doc_id)  # the store lost it: parse again
+    assert engine.ingest([docs]).files[0].parsed and engine.store.count() == 3
+    engine.close()

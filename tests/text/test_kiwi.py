@@ -29,3 +29,21 @@ def test_batch_equals_single() -> None:
 
 def test_tokenizer_id_names_version() -> None:
     assert tokenizer_id().startswith("kiwipiepy-")
+
+
+def test_english_words_survive_punctuation_and_lose_stopwords() -> None:
+    from geungeo.text.kiwi import bm25_terms
+
+    terms = bm25_terms("I'm placed through a staffing agency. Who pays the pension? IRP 계좌로")
+    assert {"staffing", "agency", "pension", "irp", "계좌"} <= set(terms)
+    assert not {"a", "the", "who", "i'm"} & set(terms)
+
+
+def test_chunk_terms_weight_the_header() -> None:
+    from geungeo.text.kiwi import chunk_terms
+    from geungeo.types import Chunk
+
+    chunk = Chunk(id="c", doc_id="d", ordinal=0, header="근로기준법 제60조(연차 유급휴가)", text="사용자는 휴가를 주어야 한다.", meta={})
+    once, twice = chunk_terms([chunk], 1)[0], chunk_terms([chunk], 2)[0]
+    assert once.count("제60조") == 1 and twice.count("제60조") == 2
+    assert twice.count("휴가") == once.count("휴가") + 1

@@ -19,9 +19,10 @@ from geungeo.chunking import chunk_document
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import load_file, supported_suffixes
+from geungeo.ingest.manifest import FileManifest
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
-from geungeo.text.kiwi import bm25_terms_many
+from geungeo.text.kiwi import chunk_terms
 from geungeo.text.normalize import nfc
 from geungeo.types import Chunk, Document, DocumentRecord
 
@@ -37,6 +38,7 @@ class FileResult:
     removed: int = 0
     error: str | None = None
     seconds: float = 0.0
+    parsed: bool = True  # False when the file's fingerprint showed nothing to do
 
 
 @dataclass
@@ -88,6 +90,26 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
     return files, skipped
 
 
+@dataclass
+class _FileWork:
+    """A parsed file whose changed documents are still being written."""
+
+    result: FileResult
+    origin: str
+    fingerprint: str
+    doc_ids: list[str]
+    left: int = 0
+
+
+@dataclass
+class _Pending:
+    """A changed document, chunked, waiting for its vectors."""
+
+    file: _FileWork
+    doc: Document
+    chunks: list[Chunk]
+
+
 def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
     return DocumentRecord(
         doc.doc_id, doc.source, doc.title, doc.kind, doc.code, doc.content_hash, len(chunks), origin=doc.origin
@@ -101,73 +123,104 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        salt = f"{settings.chunk_size}|{settings.chunk_overlap}|{store.signature}"
+        self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
+
+    def close(self) -> None:
+        self.manifest.close()
 
     def run(self, paths: Iterable[Path], *, progress: Progress | None = None) -> IngestReport:
+        """Parse every file first (so the embedding stage knows its total and its ETA), then
+        embed and write the changed documents one by one."""
         started = time.perf_counter()
         files, skipped = discover(paths)
         report = IngestReport(skipped=skipped)
         known = {d.doc_id: d for d in self.store.documents()}
+        work: list[_Pending] = []
         for n, path in enumerate(files):
             if progress:
                 progress("files", n, len(files))
-            report.files.append(self._ingest_file(path, known, report, progress))
+            result, pending = self._parse_file(path, known, report)
+            report.files.append(result)
+            work.extend(pending)
         if progress:
             progress("files", len(files), len(files))
+        self._write_all(work, report, progress)
         self.store.flush()
         report.seconds = time.perf_counter() - started
         return report
 
-    def _ingest_file(
-        self, path: Path, known: dict[str, DocumentRecord], report: IngestReport, progress: Progress | None
-    ) -> FileResult:
+    def _parse_file(
+        self, path: Path, known: dict[str, DocumentRecord], report: IngestReport
+    ) -> tuple[FileResult, list[_Pending]]:
         t0 = time.perf_counter()
         result = FileResult(nfc(str(path)))
+        origin = nfc(str(path.resolve()))
+        fingerprint = self.manifest.fingerprint(path)
+        same = self.manifest.unchanged_documents(origin, fingerprint, known) if fingerprint else None
+        if same is not None:
+            result.parsed = False
+            result.documents = result.unchanged = len(same)
+            result.chunks = sum(known[d].chunk_count for d in same)
+            result.seconds = time.perf_counter() - t0
+            return result, []
         try:
             docs = load_file(path)
         except LoaderError as exc:
             result.error = exc.reason
-            return result
-        origin = nfc(str(path.resolve()))
+            self.manifest.forget(origin)
+            return result, []
+        result.documents = len(docs)
         for doc in docs:
             doc.origin = origin
-        report.parse_seconds += time.perf_counter() - t0
-        result.documents = len(docs)
+        file = _FileWork(result, origin, fingerprint, [d.doc_id for d in docs])
+        pending: list[_Pending] = []
         for doc in docs:
             old = known.get(doc.doc_id)
             if old is not None and old.content_hash == doc.content_hash:
                 result.unchanged += 1
                 result.chunks += old.chunk_count
                 continue
-            result.chunks += self._write(doc, report, progress)
-        result.removed = self._remove_vanished(origin, {d.doc_id for d in docs}, known)
+            chunks = chunk_document(doc, size=self.settings.chunk_size, overlap=self.settings.chunk_overlap)
+            pending.append(_Pending(file, doc, chunks))
+        file.left = len(pending)
+        result.removed = self._remove_vanished(origin, set(file.doc_ids), known)
+        if not pending:
+            self.manifest.record(origin, fingerprint, file.doc_ids)
         result.seconds = time.perf_counter() - t0
-        return result
+        report.parse_seconds += result.seconds
+        return result, pending
 
-    def _write(self, doc: Document, report: IngestReport, progress: Progress | None) -> int:
-        t0 = time.perf_counter()
-        chunks = chunk_document(doc, size=self.settings.chunk_size, overlap=self.settings.chunk_overlap)
-        report.parse_seconds += time.perf_counter() - t0
-        t1 = time.perf_counter()
-        terms = list(bm25_terms_many(c.indexed_text for c in chunks))
-        report.sparse_seconds += time.perf_counter() - t1
-        t2 = time.perf_counter()
-        vectors = self._embed(chunks, report, progress)
-        report.embed_seconds += time.perf_counter() - t2
-        self.store.replace_document(_record(doc, chunks), chunks, vectors, terms)
-        return len(chunks)
+    def _write_all(self, work: list[_Pending], report: IngestReport, progress: Progress | None) -> None:
+        total = sum(len(p.chunks) for p in work)
+        done = 0
+        for item in work:
+            t0 = time.perf_counter()
+            terms = chunk_terms(item.chunks, self.settings.header_weight)
+            t1 = time.perf_counter()
+            vectors = self._embed(item.chunks, done, total, progress)
+            t2 = time.perf_counter()
+            self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, terms)
+            report.sparse_seconds += t1 - t0
+            report.embed_seconds += t2 - t1
+            report.embedded_chunks += len(item.chunks)
+            done += len(item.chunks)
+            file = item.file
+            file.result.chunks += len(item.chunks)
+            file.result.seconds += time.perf_counter() - t0
+            file.left -= 1
+            if file.left == 0:
+                self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
 
-    def _embed(self, chunks: list[Chunk], report: IngestReport, progress: Progress | None) -> np.ndarray:
+    def _embed(self, chunks: list[Chunk], done: int, total: int, progress: Progress | None) -> np.ndarray:
         if not chunks:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        base = report.embedded_chunks
 
-        def on_batch(done: int, total: int) -> None:
+        def on_batch(n: int, _total: int) -> None:
             if progress:
-                progress("embed", base + done, base + total)
+                progress("embed", done + n, total)
 
-        vectors = self.embedder.embed([c.indexed_text for c in chunks], on_batch=on_batch)
-        report.embedded_chunks += len(chunks)
-        return vectors
+        return self.embedder.embed([c.indexed_text for c in chunks], on_batch=on_batch)
 
     def _remove_vanished(self, origin: str, present: set[str], known: dict[str, DocumentRecord]) -> int:
         """Delete documents that an earlier version of this file held and this one does not."""

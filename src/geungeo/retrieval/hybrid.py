@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
-from geungeo.retrieval.filters import Filter
+from geungeo.retrieval.filters import And, Filter, In
 from geungeo.retrieval.rrf import rrf
+from geungeo.retrieval.scope import DocumentScope
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
-from geungeo.text.kiwi import bm25_terms
+from geungeo.retrieval.expansion import load_lexicon, query_terms
 from geungeo.text.normalize import nfc
 from geungeo.types import Hit
 
@@ -39,6 +40,14 @@ class HybridRetriever:
     store: ChunkStore
     embedder: Embedder
     settings: Settings
+    _scope: tuple[int, DocumentScope] | None = field(default=None, init=False, repr=False)
+
+    def scope(self) -> DocumentScope:
+        """The document-name matcher over the stored documents (rebuilt when the store changed)."""
+        size = self.store.count()
+        if self._scope is None or self._scope[0] != size:
+            self._scope = (size, DocumentScope.build(self.store.documents()))
+        return self._scope[1]
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query vector (embedding is the slow part of a search; callers may reuse it)."""
@@ -57,13 +66,24 @@ class HybridRetriever:
         q = check_query(query, self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
+        named = self.scope().named(q) if self.settings.scope_weight > 0 else set()
+        scoped: Filter | None = In("doc_id", tuple(sorted(named))) if named else None
+        if scoped is not None and where is not None:
+            scoped = And((where, scoped))
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "sparse"):
-            rankings["sparse"] = self.store.sparse_search(bm25_terms(q), n, where)
+            lexicon = load_lexicon(self.settings.lexicon_path) if self.settings.query_expansion else None
+            terms = query_terms(q, lexicon)
+            rankings["sparse"] = self.store.sparse_search(terms, n, where)
+            if scoped is not None:
+                rankings["sparse in named"] = self.store.sparse_search(terms, n, scoped)
         if mode in ("hybrid", "dense"):
             vec = self.embed_query(q) if vector is None else vector
             rankings["dense"] = self.store.dense_search(vec, n, where)
-        weights = {"sparse": self.settings.sparse_weight, "dense": self.settings.dense_weight}
+            if scoped is not None:
+                rankings["dense in named"] = self.store.dense_search(vec, n, scoped)
+        sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, self.settings.scope_weight
+        weights = {"sparse": sw, "dense": dw, "sparse in named": sw * nw, "dense in named": dw * nw}
         names = list(rankings)
         fused = rrf(
             [[cid for cid, _ in rankings[name]] for name in names],

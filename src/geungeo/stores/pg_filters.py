@@ -10,7 +10,7 @@ from __future__ import annotations
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, Scalar
+from geungeo.retrieval.filters import And, Eq, Filter, In, Range, Scalar
 from geungeo.types import MetaValue
 
 TEXT_COLUMNS = ("doc", "source", "code", "category", "article", "chapter")

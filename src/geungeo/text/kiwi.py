@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from geungeo.errors import ConfigError
@@ -19,11 +20,21 @@ from geungeo.text.structure import ARTICLE_REF, article_label
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
 
+    from geungeo.types import Chunk
+
 KEEP_TAGS: tuple[str, ...] = ("NNG", "NNP", "NR", "VV", "VA", "XR", "SL", "SN", "SH", "MAG")
 # Adverbs are mostly noise; keep the few that flip a meaning.
 KEEP_ADVERBS = frozenset({"안", "못", "미리", "즉시", "다시"})
 # Stands in for an article reference so Kiwi still sees a noun before its particle.
 _REF_PLACEHOLDER = "Zref"
+# Latin-script words are taken out before Kiwi (which splits some, e.g. "agency." → "age", "ncy.").
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?")
+ENGLISH_STOPWORDS = frozenset(
+    "a an the i me my we our you your he she it its they them their is am are was were be been being do does did "
+    "have has had of to for in on at by with from as into about and or but if so not no this that these those what "
+    "which who whom whose when where why how can could will would should may might must shall there here than then "
+    "also just only any some all each more most very such up out over don doesn didn isn aren".split()
+)
 
 
 @functools.cache
@@ -40,18 +51,25 @@ def tokenizer_id() -> str:
     """Name and version of the tokenizer, recorded with every sparse index."""
     import kiwipiepy
 
-    return f"kiwipiepy-{kiwipiepy.__version__}/geungeo-1"
+    return f"kiwipiepy-{kiwipiepy.__version__}/geungeo-2"
 
 
 def _split_refs(text: str) -> tuple[str, list[str]]:
+    """Text for Kiwi, and the terms taken out of it first: article references and Latin words."""
     refs: list[str] = []
 
-    def repl(m: object) -> str:
-        g = m.groups()  # type: ignore[attr-defined]
+    def ref(m: re.Match[str]) -> str:
+        g = m.groups()
         refs.append(article_label(g[0] or g[2], g[1] or g[3]))
         return f" {_REF_PLACEHOLDER}"
 
-    return ARTICLE_REF.sub(repl, text), refs
+    def latin(m: re.Match[str]) -> str:
+        word = re.split(r"['’]", m.group(0).lower())[0]  # i'm → i, korea's → korea
+        if word not in ENGLISH_STOPWORDS:
+            refs.append(word)
+        return " "
+
+    return ARTICLE_REF.sub(ref, _LATIN.sub(latin, text)), refs
 
 
 def _terms(tokens: Iterable[object], refs: list[str]) -> list[str]:
@@ -80,3 +98,10 @@ def bm25_terms_many(texts: Iterable[str]) -> Iterator[list[str]]:
     split = [_split_refs(nfc(t)) for t in texts]
     for (_, refs), tokens in zip(split, kiwi().tokenize([b for b, _ in split]), strict=True):
         yield _terms(tokens, refs)
+
+
+def chunk_terms(chunks: Sequence[Chunk], header_weight: int = 1) -> list[list[str]]:
+    """Index terms of chunks: the header's terms ``header_weight`` times, then the text's (a field boost)."""
+    texts = [t for c in chunks for t in (c.header, c.text)]
+    terms = list(bm25_terms_many(texts))
+    return [terms[2 * i] * header_weight + terms[2 * i + 1] for i in range(len(chunks))]

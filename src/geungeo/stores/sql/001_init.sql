@@ -18,7 +18,7 @@ CREATE TABLE documents (
     code         text,
     content_hash text NOT NULL,
     chunk_count  integer NOT NULL,
-    term_count   bigint NOT NULL,              -- sum of the chunks' n_terms (BM25 average length)
+    term_count   bigint NOT NULL,              -- number of terms of all its chunks (BM25 average length)
     origin       text NOT NULL DEFAULT '',
     meta         jsonb NOT NULL DEFAULT '{}',
     state        text NOT NULL CHECK (state IN ('pending', 'complete')),
@@ -41,9 +41,7 @@ CREATE TABLE chunks (
     article  text,
     chapter  text,
     page     integer,
-    lexemes  tsvector NOT NULL,                -- the distinct sparse terms, verbatim
-    tf       jsonb NOT NULL,                   -- term -> frequency in this chunk
-    n_terms  integer NOT NULL                  -- number of terms (BM25 document length)
+    lexemes  tsvector NOT NULL                 -- the chunk's distinct sparse terms, verbatim (its postings)
 );
 
 CREATE INDEX chunks_doc_ordinal ON chunks (doc_id, ordinal);
@@ -52,4 +50,14 @@ CREATE INDEX chunks_source ON chunks (source);
 CREATE INDEX chunks_category ON chunks (category);
 CREATE INDEX chunks_page ON chunks (page);
 CREATE INDEX chunks_meta ON chunks USING gin (meta jsonb_path_ops);
-CREATE INDEX chunks_lexemes ON chunks USING gin (lexemes);
+
+-- BM25 postings: one row per distinct term of a chunk. The covering primary key lets a
+-- query read every posting of its terms with an index-only scan. Rows are written and
+-- removed together with their chunk (found through chunks.lexemes), in the same transaction.
+CREATE TABLE postings (
+    term     text NOT NULL,
+    chunk_id text NOT NULL,
+    tf       integer NOT NULL,                 -- occurrences of term in the chunk
+    n_terms  integer NOT NULL,                 -- the chunk's number of terms (BM25 length)
+    PRIMARY KEY (term, chunk_id) INCLUDE (tf, n_terms)
+);

@@ -1,0 +1,272 @@
+"""Retrieval benchmark on ../shared: recall, latency, ingestion throughput, memory, scale.
+
+Runs, in one process and one run, geungeo's sparse-only, dense-only and hybrid retrieval and
+a naive baseline (whitespace-token BM25 over the same article/page units, the LangChain
+default) on the shared gold questions, and writes ``benchmarks/reports/retrieval.md``.
+
+    .venv/bin/python benchmarks/retrieval.py                  # shared corpus, default embedder
+    .venv/bin/python benchmarks/retrieval.py --embedder use   # another embedder
+    .venv/bin/python benchmarks/retrieval.py --scale          # also the 1,720-statute archive
+
+The data directory (``benchmarks/.work/<embedder>``) is kept between runs; its embedding
+cache makes a second run skip the embedding work, so embedding throughput is measured on a
+fixed sample of chunks with the uncached model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tarfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from geungeo.embeddings import get_embedder
+from geungeo.engine import Engine, build_engine
+from geungeo.evaluation import KS, Question, Scores, first_correct_rank, load_questions, score
+from geungeo.settings import Settings
+from geungeo.types import Chunk
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+QUESTION_FILES = ("laws.jsonl", "regulations.jsonl", "documents.jsonl")
+MODES = ("naive", "sparse", "dense", "hybrid")
+
+Ranker = Callable[[Question], list[Chunk]]
+
+
+@dataclass
+class Run:
+    """What one corpus run measured."""
+
+    name: str
+    chunks: int = 0
+    documents: int = 0
+    ingest: dict[str, float] = field(default_factory=dict)
+    scores: dict[str, dict[str, dict[str, Scores]]] = field(default_factory=dict)
+    latency_ms: dict[str, tuple[float, float]] = field(default_factory=dict)
+    size_mb: float = 0.0
+
+
+# --- the naive baseline ---------------------------------------------------------------------
+
+
+class NaiveBM25:
+    """Whitespace-token BM25 over the same units (what a default LangChain pipeline does)."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.chunks = list(chunks)
+        self.index = bm25s.BM25()
+        self.index.index([c.indexed_text.split() for c in self.chunks], show_progress=False)
+
+    def search(self, query: str, k: int) -> list[Chunk]:
+        tokens = [t for t in query.split() if t in self.index.vocab_dict]
+        if not tokens:
+            return []
+        ids, scores = self.index.retrieve([tokens], k=min(k, len(self.chunks)), show_progress=False)
+        return [self.chunks[int(i)] for i, s in zip(ids[0], scores[0], strict=True) if s > 0]
+
+
+def all_chunks(engine: Engine) -> list[Chunk]:
+    return [c for d in engine.store.documents() for c in engine.store.chunks_of(d.doc_id)]
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+def ingest(engine: Engine, paths: Sequence[Path], run: Run) -> None:
+    first = engine.ingest(paths, progress=_progress)
+    chunks = sum(f.chunks for f in first.files) or 1
+    run.ingest["parse+sparse chunks/s"] = chunks / max(first.parse_seconds + first.sparse_seconds, 1e-9)
+    run.ingest["first run s"] = first.seconds
+    run.ingest["embedded now"] = first.embedded_chunks
+    again = engine.ingest(paths)
+    run.ingest["re-ingest unchanged s"] = again.seconds
+    run.chunks = engine.store.count()
+    run.documents = len(engine.store.documents())
+    run.size_mb = engine.store.size_on_disk() / 2**20
+
+
+def embed_throughput(settings: Settings, chunks: Sequence[Chunk], n: int = 96) -> float:
+    """Passages per second of the uncached embedder on a fixed random sample of chunks."""
+    raw = get_embedder(settings)
+    raw.embed(["warm-up"])
+    sample = random.Random(0).sample(list(chunks), min(n, len(chunks)))
+    t0 = time.perf_counter()
+    raw.embed([c.indexed_text for c in sample])
+    return len(sample) / (time.perf_counter() - t0)
+
+
+def evaluate(engine: Engine, questions: Sequence[Question], run: Run, modes: Sequence[str]) -> None:
+    naive = NaiveBM25(all_chunks(engine)) if "naive" in modes else None
+    vectors = {q.id: engine.retriever.embed_query(q.question) for q in questions} if set(modes) - {"naive", "sparse"} else {}
+    k = max(KS)
+    for mode in modes:
+        results: list[tuple[Question, int | None]] = []
+        timings: list[float] = []
+        for q in questions:
+            t0 = time.perf_counter()
+            if mode == "naive":
+                assert naive is not None
+                chunks = naive.search(q.question, k)
+            else:
+                hits = engine.retriever.search(q.question, k=k, mode=mode, vector=vectors.get(q.id))  # type: ignore[arg-type]
+                chunks = [h.chunk for h in hits]
+            timings.append((time.perf_counter() - t0) * 1000)
+            results.append((q, first_correct_rank(q, chunks)))
+        run.scores[mode] = score(results, k)
+        run.latency_ms[mode] = _p50_p95(timings)
+    if vectors:
+        timings = []
+        for q in questions[:60]:
+            t0 = time.perf_counter()
+            engine.search(q.question, k=k)
+            timings.append((time.perf_counter() - t0) * 1000)
+        run.latency_ms["hybrid incl. query embedding"] = _p50_p95(timings)
+
+
+def _p50_p95(ms: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(ms)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    if total and (done == total or done % max(1, total // 20) == 0):
+        print(f"  {stage}: {done}/{total}", file=sys.stderr, flush=True)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def table(run: Run, group: str) -> list[str]:
+    modes = list(run.scores)
+    keys = sorted({key for m in modes for key in run.scores[m][group]})
+    lines = ["| " + group.replace("by_", "") + " | n | " + " | ".join(f"{m} R@1/5/10 · MRR" for m in modes) + " |"]
+    lines.append("|---|---|" + "---|" * len(modes))
+    for key in keys:
+        n = next(run.scores[m][group][key].n for m in modes if key in run.scores[m][group])
+        cells = []
+        for m in modes:
+            s = run.scores[m][group].get(key)
+            cells.append(
+                "" if s is None else f"{s.recall(1):.2f} / **{s.recall(5):.2f}** / {s.recall(10):.2f} · {s.mrr:.2f}"
+            )
+        lines.append(f"| {key} | {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render(runs: Sequence[Run], settings: Settings, embed_rate: float, peak_mb: float, started: str) -> str:
+    out = [
+        "# Retrieval benchmark",
+        "",
+        f"Run {started} on this machine (2 cores, shared). Embedder `{settings.embed_provider}`; "
+        f"RRF k {settings.rrf_k}, weights sparse {settings.sparse_weight} / dense {settings.dense_weight}; "
+        f"chunk size {settings.chunk_size}. `naive` = whitespace-token BM25 over the same article/page units, "
+        "measured in the same run. Recall counts a question right when a gold target is in the top k "
+        "(matching rules of `shared/README.md`).",
+        "",
+    ]
+    for run in runs:
+        out += [f"## {run.name}", "", f"{run.documents} documents, {run.chunks} chunks, store {run.size_mb:.1f} MB on disk.", ""]
+        out += [*table(run, "by_file"), "", *table(run, "by_style"), "", *table(run, "all"), ""]
+        out += ["| search latency (ms) | p50 | p95 |", "|---|---|---|"]
+        out += [f"| {m} | {p50:.1f} | {p95:.1f} |" for m, (p50, p95) in run.latency_ms.items()]
+        out += ["", "| ingestion | value |", "|---|---|"]
+        out += [f"| {k} | {v:,.1f} |" for k, v in run.ingest.items()]
+        out.append("")
+    out += [
+        f"Embedding throughput (uncached `{settings.embed_provider}`, 96 random chunks): {embed_rate:.1f} chunks/s.",
+        f"Peak memory (max RSS of the benchmark process): {peak_mb:,.0f} MB.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def corpus_run(settings: Settings, corpus: Path, questions: list[Question], modes: Sequence[str]) -> Run:
+    run = Run(f"Shared corpus ({corpus})")
+    engine = build_engine(settings)
+    print(f"ingesting {corpus} …", file=sys.stderr)
+    ingest(engine, [corpus], run)
+    print("evaluating …", file=sys.stderr)
+    evaluate(engine, questions, run, modes)
+    engine.close()
+    return run
+
+
+def scale_run(settings: Settings, archive: Path, questions: list[Question], modes: Sequence[str]) -> Run:
+    laws_dir = settings.data_dir.parent / "laws-all"  # unpacked once, beside the store, outside the project tree
+    if not laws_dir.is_dir():
+        partial = laws_dir.with_name("laws-all.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(partial, filter="data")
+        partial.rename(laws_dir)
+    run = Run(f"Scale: {archive.name} ({settings.embed_provider} vectors)")
+    engine = build_engine(settings)
+    print(f"ingesting {archive.name} …", file=sys.stderr)
+    ingest(engine, [laws_dir], run)
+    evaluate(engine, [q for q in questions if q.file == "laws.jsonl"], run, modes)
+    engine.close()
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", type=Path, default=SHARED)
+    ap.add_argument("--embedder", default=None, help="embedding provider (default: the configured one)")
+    ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--scale", action="store_true", help="also run on scale/laws-all.tar.xz")
+    ap.add_argument(
+        "--scale-embedder", default="fake",
+        help="embedder for the scale run; 'fake' (hashing, dense recall not meaningful) keeps it within minutes",
+    )
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "retrieval.md")
+    ap.add_argument("--json", type=Path, default=None, help="also write the scores as JSON here")
+    args = ap.parse_args(argv)
+    started = time.strftime("%Y-%m-%d %H:%M")
+    base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
+    settings = base.model_copy(update={"data_dir": args.work / base.embed_provider})
+    modes = [m for m in args.modes.split(",") if m]
+    questions = [q for f in QUESTION_FILES for q in load_questions(args.shared / "questions" / f) if q.answerable]
+    runs = [corpus_run(settings, args.shared / "corpus", questions, modes)]
+    engine = build_engine(settings)
+    embed_rate = embed_throughput(settings, all_chunks(engine))
+    engine.close()
+    if args.scale:
+        scale_settings = base.model_copy(
+            update={"embed_provider": args.scale_embedder, "data_dir": args.work / f"scale-{args.scale_embedder}"}
+        )
+        scale_modes = [m for m in modes if args.scale_embedder != "fake" or m in ("naive", "sparse")]
+        runs.append(scale_run(scale_settings, args.shared / "scale" / "laws-all.tar.xz", questions, scale_modes))
+    report = render(runs, settings, embed_rate, peak_rss_mb(), started)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report, "utf-8")
+    if args.json:
+        data = {r.name: {m: {g: {k: s.as_dict() for k, s in v.items()} for g, v in gs.items()} for m, gs in r.scores.items()}
+                for r in runs}
+        args.json.write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8")
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    raise SystemExit(main())
