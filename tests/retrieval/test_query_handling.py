@@ -72,5 +72,5 @@ def test_custom_lexicon_file_and_clear_error(tmp_path: Path) -> None:
     assert "소정" in " ".join(query_terms("칼퇴 가능?", load_lexicon(str(custom))))
     broken = tmp_path / "broken.json"
     broken.write_text("{oops", "utf-8")
-    with pytest.raises(ConfigError, match="broken.json"):
+    with pytest.raises(ConfigError, match=r"broken\.json"):
         load_lexicon(str(broken))

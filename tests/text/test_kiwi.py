@@ -43,7 +43,8 @@ def test_chunk_terms_weight_the_header() -> None:
     from geungeo.text.kiwi import chunk_terms
     from geungeo.types import Chunk
 
-    chunk = Chunk(id="c", doc_id="d", ordinal=0, header="근로기준법 제60조(연차 유급휴가)", text="사용자는 휴가를 주어야 한다.", meta={})
+    chunk = Chunk(id="c", doc_id="d", ordinal=0, header="근로기준법 제60조(연차 유급휴가)",
+                  text="사용자는 휴가를 주어야 한다.", meta={})
     once, twice = chunk_terms([chunk], 1)[0], chunk_terms([chunk], 2)[0]
     assert once.count("제60조") == 1 and twice.count("제60조") == 2
     assert twice.count("휴가") == once.count("휴가") + 1

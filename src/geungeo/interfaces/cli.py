@@ -244,6 +244,101 @@ def evaluate(
         engine.close()
 
 
+def _runner(data_dir: Path | None) -> Any:
+    from geungeo.graph.runner import QueryRunner
+
+    return QueryRunner(_engine(data_dir))
+
+
+def _print_answer_tail(answer: Any, verbose: bool) -> None:
+    if answer.warnings:
+        for w in answer.warnings:
+            err.print(f"[yellow]{w}[/]", highlight=False)
+    if answer.citations:
+        out.print("\n[bold]근거 / citations[/]")
+        for c in answer.citations:
+            out.print(f"  [{c.label}]", highlight=False)
+    if answer.suggestions:
+        out.print("[bold]다음 질문 / follow-ups[/]: " + " · ".join(answer.suggestions), highlight=False)
+    if verbose:
+        table = Table(title=f"flow ({answer.llm_calls} LLM calls, mode {answer.mode}, cache hit {answer.cache_hit})")
+        for col in ("node", "seconds", "LLM calls", "note"):
+            table.add_column(col)
+        for step in answer.flow_log:
+            table.add_row(step.node, f"{step.seconds:.3f}", str(step.llm_calls), step.note)
+        err.print(table)
+
+
+def _stream_answer(runner: Any, question: str, conversation_id: str | None, filters: str | None) -> Any:
+    answer = None
+    for event in runner.stream(question, conversation_id=conversation_id, filters=filters):
+        if event["type"] == "token":
+            out.print(event["text"], end="", highlight=False, markup=False)
+        elif event["type"] == "answer":
+            answer = event["answer"]
+    out.print()
+    return answer
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question in Korean or English.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the Answer as one JSON object.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the flow log (nodes, timings, LLM calls).")] = False,
+    filters: Annotated[str | None, typer.Option("--filter", help="Metadata filter, e.g. 'doc=근로기준법'.")] = None,
+    conversation: Annotated[str | None, typer.Option("--conversation", "-c", help="Conversation id (multi-turn).")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Answer a question with citations, streamed. 질문에 근거 조문과 함께 답합니다.
+
+    Without an LLM configured (GEUNGEO_LLM_PROVIDER) the answer is extractive: the best-supported
+    sentences with their citations, or "근거 부족" when the documents do not say.
+    """
+    with _user_errors():
+        runner = _runner(data_dir)
+        try:
+            if as_json:
+                answer = runner.run(question, conversation_id=conversation, filters=filters)
+                payload = answer.model_dump(mode="json")
+                sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+                return
+            answer = _stream_answer(runner, question, conversation, filters)
+            _print_answer_tail(answer, verbose)
+        finally:
+            runner.close()
+
+
+@app.command()
+def chat(
+    conversation: Annotated[str | None, typer.Option("--conversation", "-c", help="Resume this conversation id.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the flow log after each answer.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Multi-turn chat in the terminal (empty line or Ctrl-D ends). 대화형 질의응답."""
+    import uuid
+
+    with _user_errors():
+        runner = _runner(data_dir)
+        conversation_id = conversation or uuid.uuid4().hex[:12]
+        err.print(f"conversation {conversation_id} — 질문을 입력하세요 (빈 줄로 종료)")
+        try:
+            while True:
+                try:
+                    question = input("? ").strip()
+                except EOFError:
+                    break
+                if not question:
+                    break
+                try:
+                    answer = _stream_answer(runner, question, conversation_id, None)
+                except GeungeoError as exc:
+                    err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                    continue
+                _print_answer_tail(answer, verbose)
+        finally:
+            runner.close()
+
+
 def _print_scores(groups: dict[str, Any], caption: str) -> None:
     table = Table(title="retrieval", caption=caption)
     for col in ("group", "n", "R@1", "R@5", "R@10", "MRR"):

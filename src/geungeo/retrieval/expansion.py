@@ -20,9 +20,10 @@ from geungeo.text.normalize import nfc, squash
 
 # Terms so common in questions and in legal text alike that they only add noise to BM25.
 QUERY_STOP_TERMS = frozenset(
-    "하다 되다 있다 없다 이다 아니다 않다 같다 그렇다 이렇다 어떻다 저렇다 맞다 알다 알리다 싶다 보다 주다 받다 가다 오다 "
-    "나다 내다 들다 말다 좋다 것 수 등 때 경우 거 뭐 몇 얼마 어디 언제 누구 왜 어떤 무엇 정도 관련 대하다 따르다 위하다 "
-    "요 네 저 제 나 우리 그 이 원래 혹시 그냥 진짜 정말 좀 다 또".split()
+    "하다 되다 있다 없다 이다 아니다 않다 같다 그렇다 이렇다 어떻다 저렇다 맞다 알다 "
+    "알리다 싶다 보다 주다 받다 가다 오다 나다 내다 들다 말다 좋다 것 수 등 때 경우 거 "
+    "뭐 몇 얼마 어디 언제 누구 왜 어떤 무엇 정도 관련 대하다 따르다 위하다 요 네 저 제 "
+    "나 우리 그 이 원래 혹시 그냥 진짜 정말 좀 다 또".split()
 )
 
 
@@ -54,7 +55,8 @@ class Lexicon:
 def load_lexicon(path: str = "") -> Lexicon:
     """The lexicon at ``path`` (empty: the one shipped with geungeo)."""
     try:
-        raw = Path(path).read_text("utf-8") if path else resources.files("geungeo.data").joinpath("lexicon.json").read_text("utf-8")
+        source = Path(path) if path else resources.files("geungeo.data").joinpath("lexicon.json")
+        raw = source.read_text("utf-8")
         data = json.loads(nfc(raw))
         synonyms = {squash(k).lower(): tuple(v) for k, v in data.get("synonyms", {}).items()}
         audiences = {k: tuple(squash(c).lower() for c in v) for k, v in data.get("audiences", {}).items()}

@@ -9,12 +9,12 @@ import numpy as np
 
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
+from geungeo.retrieval.expansion import load_lexicon, query_terms
 from geungeo.retrieval.filters import And, Filter, In
 from geungeo.retrieval.rrf import rrf
 from geungeo.retrieval.scope import DocumentScope
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
-from geungeo.retrieval.expansion import load_lexicon, query_terms
 from geungeo.text.normalize import nfc
 from geungeo.types import Hit
 

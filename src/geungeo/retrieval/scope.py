@@ -25,6 +25,11 @@ def _key(text: str) -> str:
     return re.sub(r"[\s·ㆍ.,()「」『』\"'“”‘’]", "", nfc(text))
 
 
+def name_key(text: str) -> str:
+    """A document name as names are compared: NFC, without spaces and punctuation."""
+    return _key(text)
+
+
 def aliases(title: str) -> set[str]:
     """Spellings of a document title people use (spaces and punctuation ignored)."""
     base = _key(re.sub(r"\.(md|txt|pdf|hwp|hwpx|docx|pptx|html?)$", "", title, flags=re.IGNORECASE))
@@ -56,6 +61,10 @@ class DocumentScope:
             if doc.code:
                 by_code.setdefault(doc.code, set()).add(doc.doc_id)
         return cls(by_alias, by_code)
+
+    def exact(self, name: str) -> set[str]:
+        """Ids of the documents one of whose aliases is exactly ``name`` (not merely inside it)."""
+        return set(self.by_alias.get(_key(name), set()))
 
     def named(self, query: str) -> set[str]:
         """Ids of the documents the query names (empty when it names none)."""

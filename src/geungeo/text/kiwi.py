@@ -30,10 +30,11 @@ _REF_PLACEHOLDER = "Zref"
 # Latin-script words are taken out before Kiwi (which splits some, e.g. "agency." → "age", "ncy.").
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?")
 ENGLISH_STOPWORDS = frozenset(
-    "a an the i me my we our you your he she it its they them their is am are was were be been being do does did "
-    "have has had of to for in on at by with from as into about and or but if so not no this that these those what "
-    "which who whom whose when where why how can could will would should may might must shall there here than then "
-    "also just only any some all each more most very such up out over don doesn didn isn aren".split()
+    "a an the i me my we our you your he she it its they them their is am are was were be been being do "
+    "does did have has had of to for in on at by with from as into about and or but if so not no this "
+    "that these those what which who whom whose when where why how can could will would should may might "
+    "must shall there here than then also just only any some all each more most very such up out over "
+    "don doesn didn isn aren".split()
 )
 
 

@@ -1,0 +1,80 @@
+"""The answer graph: one LangGraph StateGraph.
+
+cache ─hit─────────────────────────────────────────────────────────────┐
+  └miss→ router ─simple→ simple_answer ───────────────────────────────┤
+                ─structural→ structural ──────────────────────────────┤
+                ─rag/history→ planner → retrieve → expand → rerank → judge
+                     judge ─insufficient (rounds left)→ retrieve          │
+                           ─weak and web search on→ web_search → generate │
+                           ─else→ generate → grounding                     │
+                     grounding ─failed→ regenerate → grounding | flag → grade
+                     grade ─below threshold→ improve → suggest | suggest → cache_store
+… → remember → END ◄──────────────────────────────────────────────────┘
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from geungeo.graph.context import GraphContext, as_node
+from geungeo.graph.nodes import generation, grading, judging, planning, retrieval, routing
+from geungeo.graph.state import GraphState
+
+
+def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
+    """Compile the graph over ``ctx`` (a checkpointer keeps conversations across calls)."""
+    g = StateGraph(GraphState)
+    nodes = {
+        "cache_lookup": routing.cache_lookup,
+        "router": routing.router,
+        "simple_answer": routing.simple_answer,
+        "structural": routing.structural,
+        "planner": planning.planner,
+        "retrieve": retrieval.retrieve,
+        "expand": retrieval.expand,
+        "rerank": retrieval.rerank,
+        "judge": judging.judge,
+        "web_search": judging.web_search,
+        "generate": generation.generate,
+        "grounding": grading.grounding,
+        "regenerate": grading.regenerate,
+        "flag": grading.flag,
+        "grade": grading.grade,
+        "improve": grading.improve,
+        "suggest": grading.suggest,
+        "cache_store": grading.cache_store,
+        "remember": routing.remember,
+    }
+    for name, fn in nodes.items():
+        g.add_node(name, as_node(name, fn, ctx))  # type: ignore[call-overload]
+    g.add_edge(START, "cache_lookup")
+    g.add_conditional_edges("cache_lookup", lambda s: "remember" if s.get("cache_hit") else "router")
+    g.add_conditional_edges("router", _route)
+    for a, b in [
+        ("simple_answer", "remember"),
+        ("structural", "remember"),
+        ("planner", "retrieve"),
+        ("retrieve", "expand"),
+        ("expand", "rerank"),
+        ("rerank", "judge"),
+        ("web_search", "generate"),
+        ("generate", "grounding"),
+        ("regenerate", "grounding"),
+        ("flag", "grade"),
+        ("improve", "suggest"),
+        ("suggest", "cache_store"),
+        ("cache_store", "remember"),
+        ("remember", END),
+    ]:
+        g.add_edge(a, b)
+    g.add_conditional_edges("judge", partial(judging.after_judge, ctx=ctx))
+    g.add_conditional_edges("grounding", partial(grading.after_grounding, ctx=ctx))
+    g.add_conditional_edges("grade", partial(grading.after_grade, ctx=ctx))
+    return g.compile(checkpointer=checkpointer)
+
+
+def _route(state: GraphState) -> str:
+    return {"simple": "simple_answer", "structural": "structural"}.get(state.get("route", ""), "planner")

@@ -1,0 +1,161 @@
+"""What the answer graph produces: evidence, citations, plan, grades and the final Answer.
+
+Pydantic models, so that LLM outputs are validated against the same classes the API
+serialises and the checkpointer stores.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from geungeo.types import Chunk
+
+Intent = Literal["explain", "howto", "troubleshoot", "compare", "lookup"]
+Style = Literal["short", "normal", "detailed"]
+Origin = Literal["retrieval", "neighbour", "structural", "web", "correction"]
+Route = Literal["simple", "history_required", "rag_required", "structural"]
+
+REFUSAL = "근거 부족"
+
+
+class EvidenceItem(BaseModel):
+    """One passage the answer may cite; ``label`` is how citations name it."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    label: str
+    doc: str
+    code: str | None = None
+    article: str | None = None
+    page: int | None = None
+    header: str = ""
+    text: str
+    score: float = 0.0
+    origin: Origin = "retrieval"
+
+    @classmethod
+    def from_chunk(cls, n: int, chunk: Chunk, score: float = 0.0, origin: Origin = "retrieval") -> EvidenceItem:
+        m = chunk.meta
+        page = m.get("page")
+        return cls(
+            n=n,
+            chunk_id=chunk.id,
+            doc_id=chunk.doc_id,
+            label=citation_label(chunk),
+            doc=str(m.get("doc") or m.get("source") or ""),
+            code=str(m["code"]) if m.get("code") else None,
+            article=str(m["article"]) if m.get("article") else None,
+            page=int(page) if isinstance(page, int) else None,
+            header=chunk.header,
+            text=chunk.text,
+            score=score,
+            origin=origin,
+        )
+
+
+def citation_label(chunk: Chunk) -> str:
+    """``근로기준법 제60조``, ``교원인사규정 제8조``, ``X.pdf p.4``, ``학칙 별표 2``, or the document."""
+    m = chunk.meta
+    doc = str(m.get("doc") or m.get("source") or "")
+    if m.get("article") and not m.get("addendum"):
+        return f"{doc} {m['article']}"
+    if m.get("attachment"):
+        return f"{doc} {m['attachment']}"
+    if m.get("page") is not None:
+        return f"{m.get('source') or doc} p.{m['page']}"
+    if m.get("addendum"):
+        return f"{doc} 부칙"
+    return doc
+
+
+class Citation(BaseModel):
+    """A citation in the answer, resolved to its evidence item."""
+
+    label: str
+    doc: str
+    code: str | None = None
+    article: str | None = None
+    page: int | None = None
+    chunk_id: str
+
+    @classmethod
+    def of(cls, item: EvidenceItem) -> Citation:
+        return cls(label=item.label, doc=item.doc, code=item.code, article=item.article, page=item.page, chunk_id=item.chunk_id)
+
+
+class SubQuery(BaseModel):
+    text: str
+    priority: int = Field(1, ge=1, le=5)
+
+
+class QueryPlan(BaseModel):
+    """The planner's reading of the question."""
+
+    normalized_query: str
+    intent: Intent = "explain"
+    answer_style: Style = "normal"
+    constraints: list[str] = Field(default_factory=list)
+    rewrites: list[str] = Field(default_factory=list)
+    sub_queries: list[SubQuery] = Field(default_factory=list, max_length=5)
+    audience: str | None = None
+    planned_by: Literal["llm", "rules"] = "rules"
+
+
+class Sufficiency(BaseModel):
+    score: float = Field(0.0, ge=0.0, le=1.0)
+    verdict: Literal["sufficient", "partial", "insufficient"] = "insufficient"
+    missing: list[str] = Field(default_factory=list)
+    judged_by: Literal["llm", "evidence"] = "evidence"
+
+
+class Groundedness(BaseModel):
+    score: float = Field(1.0, ge=0.0, le=1.0)
+    unsupported: list[str] = Field(default_factory=list)
+    checked_by: Literal["llm", "extractive", "skipped"] = "skipped"
+
+
+class Grade(BaseModel):
+    completeness: float = Field(0.0, ge=0.0, le=1.0)
+    relevance: float = Field(0.0, ge=0.0, le=1.0)
+    clarity: float = Field(0.0, ge=0.0, le=1.0)
+    accuracy: float = Field(0.0, ge=0.0, le=1.0)
+    feedback: str = ""
+
+    @property
+    def overall(self) -> float:
+        return (self.completeness + self.relevance + self.clarity + self.accuracy) / 4
+
+
+class FlowStep(BaseModel):
+    """One node run: what it did, how long, how many LLM calls."""
+
+    node: str
+    seconds: float
+    llm_calls: int = 0
+    note: str = ""
+
+
+class Answer(BaseModel):
+    """The output contract of ``run_query``."""
+
+    question: str
+    answer: str
+    refused: bool = False
+    route: Route = "rag_required"
+    mode: Literal["extractive", "llm"] = "extractive"
+    citations: list[Citation] = Field(default_factory=list)
+    evidence: list[EvidenceItem] = Field(default_factory=list)
+    plan: QueryPlan | None = None
+    sufficiency: Sufficiency | None = None
+    groundedness: Groundedness | None = None
+    grade: Grade | None = None
+    suggestions: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    cache_hit: bool = False
+    removed_citations: int = 0
+    flow_log: list[FlowStep] = Field(default_factory=list)
+    llm_calls: int = 0
+    conversation_id: str | None = None

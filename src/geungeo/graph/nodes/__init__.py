@@ -1,0 +1,1 @@
+"""The answer graph's nodes, one module per stage: routing, planning, retrieval, judging, generation, grading."""

@@ -1,0 +1,114 @@
+"""Answer generation with inline citations, the citation validator and honest refusal."""
+
+from __future__ import annotations
+
+import re
+
+from langgraph.config import get_stream_writer
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.extractive import extract
+from geungeo.graph.models import REFUSAL, Citation, EvidenceItem, QueryPlan
+from geungeo.graph.nodes.judging import agreement, evidence_items
+from geungeo.graph.state import GraphState
+from geungeo.text.normalize import squash
+
+_CITATION = re.compile(r"\[([^\[\]\n]{2,120})\]")
+_ENGLISH = re.compile(r"^[\x00-\x7f]+$")
+
+GENERATE_PROMPT = (
+    "당신은 법령·규정 상담원입니다. 아래 근거 단락에 명시된 내용만으로 질문에 답하세요. "
+    "각 주장 끝에 근거의 라벨을 대괄호로 인용하세요(예: [근로기준법 제60조]). 라벨은 근거 목록에 있는 것만 쓰세요. "
+    "근거가 질문에 답하지 않으면 '근거 부족'이라고만 말하고 추측하지 마세요. {lang} {style}"
+)
+STRICT_SUFFIX = " 엄격 모드: 근거 문장에 글자 그대로 있는 내용만 쓰고, 해석·일반 상식·추론을 더하지 마세요."
+
+
+def answer_language(question: str) -> str:
+    return "en" if _ENGLISH.match(question.strip()) else "ko"
+
+
+def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, list[Citation], int]:
+    """Keep citations that name an evidence item; remove the rest and count them."""
+    by_label = {squash(e.label): e for e in evidence}
+    cited: dict[str, Citation] = {}
+    removed = 0
+
+    def check(m: re.Match[str]) -> str:
+        nonlocal removed
+        item = by_label.get(squash(m.group(1)))
+        if item is None:
+            removed += 1
+            return ""
+        cited.setdefault(item.chunk_id, Citation.of(item))
+        return m.group(0)
+
+    cleaned = _CITATION.sub(check, answer)
+    return re.sub(r"[ \t]+\n", "\n", cleaned).strip(), list(cited.values()), removed
+
+
+def refusal_text(question: str, evidence: list[EvidenceItem]) -> str:
+    near = ", ".join(dict.fromkeys(e.label for e in evidence[:3]))
+    if answer_language(question) == "en":
+        return f"{REFUSAL} (insufficient evidence): the documents do not state this." + (
+            f" Closest passages: {near}." if near else ""
+        )
+    return f"{REFUSAL}: 등록된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다." + (
+        f" 가장 가까운 조문: {near}." if near else ""
+    )
+
+
+def _emit(text: str) -> None:
+    writer = get_stream_writer()
+    for piece in re.findall(r"\S+\s*", text):
+        writer({"type": "token", "text": piece})
+
+
+def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: bool = False, feedback: str = "") -> Update:
+    items = evidence_items(state)
+    question = state.get("standalone") or state["question"]
+    if ctx.extractive:
+        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
+        if not ex.sentences or ex.score < ctx.settings.min_evidence_score:
+            text = refusal_text(question, items)
+            _emit(text)
+            return {"answer": text, "refused": True, "citations": [], "removed_citations": 0, "mode": "extractive"}
+        lead = "Relevant provisions (quoted from the documents):" if answer_language(question) == "en" else "문서에 따르면:"
+        text = ex.render(lead)
+        _emit(text)
+        answer, citations, removed = validate_citations(text, items)
+        return {
+            "answer": answer,
+            "refused": False,
+            "citations": [c.model_dump() for c in citations],
+            "removed_citations": removed,
+            "mode": "extractive",
+        }
+    plan = QueryPlan.model_validate(state["plan"]) if state.get("plan") else None
+    lang = "영어로 답하세요." if answer_language(question) == "en" else "한국어로 답하세요."
+    style = {"short": "두세 문장으로.", "detailed": "항목별로 자세히.", "normal": ""}.get(
+        plan.answer_style if plan else "normal", ""
+    )
+    system = GENERATE_PROMPT.format(lang=lang, style=style) + (STRICT_SUFFIX if strict else "")
+    listing = "\n\n".join(f"[{i.label}]\n{i.text}" for i in items)
+    user = f"질문: {question}\n\n근거:\n{listing}" + (f"\n\n개선할 점: {feedback}" if feedback else "")
+    writer = get_stream_writer()
+    parts: list[str] = []
+    for token in ctx.stream(tracker, "generate", system, user):
+        parts.append(token)
+        writer({"type": "token", "text": token})
+    text = "".join(parts).strip()
+    if not text:
+        tracker.notes.append("empty reply: refusing")
+        return {"answer": refusal_text(question, items), "refused": True, "citations": [], "removed_citations": 0, "mode": "llm"}
+    answer, citations, removed = validate_citations(text, items)
+    refused = REFUSAL in answer[:40] and not citations
+    if removed:
+        tracker.notes.append(f"{removed} citation(s) to nothing removed")
+    return {
+        "answer": answer,
+        "refused": refused,
+        "citations": [c.model_dump() for c in citations],
+        "removed_citations": state.get("removed_citations", 0) + removed,
+        "mode": "llm",
+    }

@@ -1,0 +1,161 @@
+"""After generation: groundedness check (strict regeneration), answer grade (one improvement),
+follow-up suggestions and the cache write."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.models import REFUSAL, Answer, Grade, Groundedness
+from geungeo.graph.nodes.generation import generate, refusal_text
+from geungeo.graph.nodes.judging import evidence_items
+from geungeo.graph.state import GraphState
+
+GROUNDING_PROMPT = (
+    "답변의 각 주장이 근거 단락에 명시되어 있는지 확인하세요. JSON만: "
+    '{"score": 0~1 (근거로 뒷받침되는 주장의 비율), "unsupported": [근거 없는 주장]}'
+)
+GRADER_PROMPT = (
+    "답변을 평가하세요. JSON만: "
+    '{"completeness": 0~1, "relevance": 0~1, "clarity": 0~1, "accuracy": 0~1, "feedback": "개선할 점 한 문장"}'
+)
+
+
+def _listing(state: GraphState) -> str:
+    return "\n\n".join(f"[{i.label}] {i.text[:1200]}" for i in evidence_items(state))
+
+
+def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    if state.get("refused"):
+        return {"groundedness": Groundedness(score=1.0, checked_by="skipped").model_dump()}
+    if ctx.extractive or not ctx.settings.hallucination_check_enabled:
+        checked_by = "extractive" if ctx.extractive else "skipped"
+        return {"groundedness": Groundedness(score=1.0, checked_by=checked_by).model_dump()}
+    user = f"근거:\n{_listing(state)}\n\n답변:\n{state.get('answer', '')}"
+    verdict, ok = ctx.ask_json(
+        tracker, "grounding", GROUNDING_PROMPT, user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
+    )
+    if ok:
+        verdict.checked_by = "llm"
+    return {"groundedness": verdict.model_dump()}
+
+
+def after_grounding(state: GraphState, ctx: GraphContext) -> str:
+    g = Groundedness.model_validate(state.get("groundedness") or {})
+    failed = g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
+    if failed and ctx.settings.hallucination_on_fail == "regenerate" and state.get("regenerations", 0) < ctx.settings.max_retries:
+        return "regenerate"
+    if failed:
+        return "flag"
+    return "grade"
+
+
+def regenerate(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    update = generate(state, ctx, tracker, strict=True)
+    update["regenerations"] = state.get("regenerations", 0) + 1
+    return update
+
+
+def flag(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """A still-ungrounded answer: refuse, or keep it with a visible warning naming the unsupported claims."""
+    g = Groundedness.model_validate(state.get("groundedness") or {})
+    question = state.get("standalone") or state["question"]
+    if ctx.settings.hallucination_on_fail == "refuse":
+        return {"answer": refusal_text(question, evidence_items(state)), "refused": True, "citations": []}
+    issues = "; ".join(g.unsupported[:5]) or "일부 주장이 근거와 맞지 않습니다"
+    warning = f"⚠ 근거 확인 실패(groundedness {g.score:.2f}): {issues}"
+    return {"warnings": [*state.get("warnings", []), warning]}
+
+
+def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    if ctx.extractive or not ctx.settings.answer_grader_enabled or state.get("refused"):
+        return {}
+    question = state.get("standalone") or state["question"]
+    verdict, ok = ctx.ask_json(
+        tracker,
+        "grader",
+        GRADER_PROMPT,
+        f"질문: {question}\n\n답변:\n{state.get('answer', '')}",
+        Grade,
+        Grade(completeness=1, relevance=1, clarity=1, accuracy=1),
+    )
+    return {"grade": verdict.model_dump()} if ok else {}
+
+
+def after_grade(state: GraphState, ctx: GraphContext) -> str:
+    g = state.get("grade")
+    if g and not state.get("improved") and Grade.model_validate(g).overall < ctx.settings.answer_grade_threshold:
+        return "improve"
+    return "suggest"
+
+
+def improve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    feedback = Grade.model_validate(state["grade"]).feedback
+    update = generate(state, ctx, tracker, feedback=feedback or "더 완전하고 명확하게")
+    update["improved"] = True
+    return update
+
+
+class _Suggestions(BaseModel):
+    questions: list[str]
+
+
+def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """2–3 next questions about passages that were retrieved but not cited."""
+    if not ctx.settings.suggestions_enabled:
+        return {"suggestions": []}
+    items = evidence_items(state)
+    cited = {c["chunk_id"] for c in state.get("citations", [])}
+    others = [i for i in items if i.chunk_id not in cited and i.article] or items
+    rules = list(dict.fromkeys(f"{i.header.split(' ', 1)[-1] if i.article else i.label}의 내용은?" for i in others))[:3]
+    if ctx.extractive or not items:
+        return {"suggestions": rules}
+    listing = "\n".join(f"- {i.header}" for i in items)
+    reply, ok = ctx.ask_json(
+        tracker,
+        "suggest",
+        '아래 조문들로 답할 수 있는 후속 질문 2~3개를 JSON으로: {"questions": [...]}',
+        f"질문: {state['question']}\n조문:\n{listing}",
+        _Suggestions,
+        _Suggestions(questions=rules),
+    )
+    return {"suggestions": reply.questions[:3] if ok and reply.questions else rules}
+
+
+def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Only a grounded, cited, non-refused answer is worth remembering."""
+    g = Groundedness.model_validate(state.get("groundedness") or {})
+    if ctx.cache is None or state.get("refused") or state.get("warnings") or not state.get("citations"):
+        return {}
+    if g.score < ctx.settings.min_groundedness or REFUSAL in state.get("answer", "")[:20]:
+        return {}
+    ctx.cache.store_answer(state["question"], answer_from_state(state))
+    tracker.notes.append("stored")
+    return {}
+
+
+def answer_from_state(state: GraphState) -> Answer:
+    """The Answer contract out of a finished state."""
+    cached = state.get("cached_answer")
+    if state.get("cache_hit") and cached:
+        answer = Answer.model_validate(cached)
+        answer.cache_hit = True
+        answer.question = state["question"]
+        answer.flow_log = []
+        return answer
+    return Answer(
+        question=state["question"],
+        answer=state.get("answer", ""),
+        refused=bool(state.get("refused")),
+        route=state.get("route", "rag_required"),
+        mode=state.get("mode", "extractive"),
+        citations=state.get("citations", []),
+        evidence=state.get("evidence", []),
+        plan=state.get("plan") or None,
+        sufficiency=state.get("sufficiency") or None,
+        groundedness=state.get("groundedness") or None,
+        grade=state.get("grade") or None,
+        suggestions=state.get("suggestions", []),
+        warnings=state.get("warnings", []),
+        removed_citations=state.get("removed_citations", 0),
+    )

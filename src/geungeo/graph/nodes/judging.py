@@ -1,0 +1,85 @@
+"""Sufficiency judge (corrective RAG loop) and the optional web-search fallback."""
+
+from __future__ import annotations
+
+import httpx
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.extractive import extract
+from geungeo.graph.models import EvidenceItem, Sufficiency
+from geungeo.graph.state import GraphState
+
+JUDGE_PROMPT = (
+    "근거 단락만으로 질문에 완전히 답할 수 있는지 판정하세요. JSON만: "
+    '{"score": 0~1, "verdict": "sufficient"|"partial"|"insufficient", "missing": [부족한 측면을 짧은 검색어로]}'
+)
+
+
+def evidence_items(state: GraphState) -> list[EvidenceItem]:
+    return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
+
+
+def agreement(items: list[EvidenceItem], state: GraphState) -> float:
+    """How strongly retrieval backs the best passage: its fused score relative to a perfect RRF score."""
+    if not items:
+        return 0.0
+    best = max(i.score for i in items if i.origin != "neighbour") if any(i.origin != "neighbour" for i in items) else 0.0
+    return min(1.0, best / (2.0 / 61))  # first in both rankings with RRF k=60 ≈ 2/61
+
+
+def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    items = evidence_items(state)
+    question = state.get("standalone") or state["question"]
+    if ctx.extractive:
+        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
+        enough = ex.score >= ctx.settings.min_evidence_score
+        tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
+        judged = Sufficiency(score=ex.score, verdict="sufficient" if enough else "insufficient", judged_by="evidence")
+        return {"sufficiency": judged.model_dump()}
+    listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
+    fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")
+    reply, _ = ctx.ask_json(tracker, "judge", JUDGE_PROMPT, f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
+    reply.judged_by = "llm"
+    return {"sufficiency": reply.model_dump()}
+
+
+def after_judge(state: GraphState, ctx: GraphContext) -> str:
+    """Loop back to retrieval while evidence is insufficient and rounds remain; else web search or generate."""
+    suff = Sufficiency.model_validate(state.get("sufficiency") or {})
+    enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive
+    if not enough and state.get("iteration", 0) < ctx.settings.max_iterations:
+        return "retrieve"
+    weak = not enough or len(state.get("evidence", [])) < 3
+    if ctx.settings.enable_web_search and ctx.settings.web_search_url and weak:
+        return "web_search"
+    return "generate"
+
+
+def web_search(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Tavily-compatible search: POST {query, max_results} → {results: [{title, url, content}]}."""
+    s = ctx.settings
+    question = state.get("standalone") or state["question"]
+    headers = {"Authorization": f"Bearer {s.web_search_api_key.get_secret_value()}"} if s.web_search_api_key else {}
+    try:
+        resp = httpx.post(s.web_search_url, json={"query": question, "max_results": 3}, headers=headers, timeout=15)
+        resp.raise_for_status()
+        results = resp.json().get("results", [])[:3]
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        tracker.notes.append(f"web search failed: {type(exc).__name__}")
+        return {}
+    evidence = list(state.get("evidence", []))
+    for r in results:
+        n = len(evidence) + 1
+        evidence.append(
+            EvidenceItem(
+                n=n,
+                chunk_id=f"web:{r.get('url', n)}",
+                doc_id="web",
+                label=str(r.get("title") or r.get("url")),
+                doc=str(r.get("url", "")),
+                text=str(r.get("content", "")),
+                origin="web",
+            ).model_dump()
+        )
+    tracker.notes.append(f"{len(results)} web results")
+    return {"evidence": evidence}

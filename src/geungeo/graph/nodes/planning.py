@@ -1,0 +1,105 @@
+"""Planner: the question's normalised form, intent, style, sub-queries and their variations; HyDE."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.models import Intent, QueryPlan, Style, SubQuery
+from geungeo.graph.state import GraphState
+from geungeo.text.normalize import nfc
+
+_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
+    ("compare", re.compile(r"차이|비교|다른 점|vs|versus|difference|compare", re.I)),
+    ("howto", re.compile(r"어떻게|방법|절차|신청하려면|하려면|how (do|can|to)", re.I)),
+    ("troubleshoot", re.compile(r"안 돼|안돼|거부|못 받|문제|불이익|억울|what if|refuse", re.I)),
+    ("lookup", re.compile(r"며칠|몇|얼마|언제|기한|기간|금액|how (many|much|long)|when", re.I)),
+)
+_SPLIT = re.compile(r"(?<=[?？])\s+|\s+(?:그리고|또한|아울러)\s+")
+_VAGUE = re.compile(r"^[^?？]{0,20}$")
+
+
+def rules_plan(question: str, ctx: GraphContext, max_sub_queries: int) -> QueryPlan:
+    """A plan without an LLM: intent and style by cue words, one sub-query per asked question."""
+    q = nfc(question).strip()
+    intent: Intent = next((name for name, pattern in _INTENTS if pattern.search(q)), "explain")
+    style: Style = "short" if intent == "lookup" else ("detailed" if len(q) > 120 else "normal")
+    parts = [p.strip() for p in _SPLIT.split(q) if len(p.strip()) >= 6][:max_sub_queries] or [q]
+    subs = [SubQuery(text=q, priority=1)] + [SubQuery(text=p, priority=2) for p in parts if p != q and len(parts) > 1]
+    expansions = ctx.lexicon.expansions(q)
+    rewrites = [f"{q} {' '.join(expansions)}"] if expansions else []
+    return QueryPlan(
+        normalized_query=q,
+        intent=intent,
+        answer_style=style,
+        sub_queries=subs[:max_sub_queries],
+        rewrites=rewrites,
+        audience=ctx.lexicon.audience(q),
+        planned_by="rules",
+    )
+
+
+class _LLMPlan(BaseModel):
+    normalized_query: str
+    intent: Intent = "explain"
+    answer_style: Style = "normal"
+    constraints: list[str] = []
+    sub_queries: list[SubQuery]
+
+
+PLANNER_PROMPT = (
+    "당신은 한국어 법령·규정 검색 플래너입니다. 질문을 분석해 JSON으로만 답하세요: "
+    '{"normalized_query": 맞춤법과 구어를 고친 질문, "intent": explain|howto|troubleshoot|compare|lookup, '
+    '"answer_style": short|normal|detailed, "constraints": [조건], '
+    '"sub_queries": [{"text": 검색 질의, "priority": 1-5, "variations": [법령 용어로 바꾼 질의 {n}개]}] (1-{m}개)}. '
+    "영어 질문이면 질의와 variations를 한국어 법령 용어로 쓰세요."
+)
+
+
+class _SubQueryWithVariations(SubQuery):
+    variations: list[str] = Field(default_factory=list)
+
+
+class _LLMPlanWithVariations(_LLMPlan):
+    sub_queries: list[_SubQueryWithVariations]  # type: ignore[assignment]
+
+
+def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    question = state.get("standalone") or state["question"]
+    s = ctx.settings
+    fallback = rules_plan(question, ctx, s.max_sub_queries)
+    if ctx.extractive:
+        return {"plan": fallback.model_dump()}
+    prompt = PLANNER_PROMPT.replace("{n}", str(s.query_variations)).replace("{m}", str(s.max_sub_queries))
+    reply, ok = ctx.ask_json(
+        tracker,
+        "planner",
+        prompt,
+        question,
+        _LLMPlanWithVariations,
+        _LLMPlanWithVariations(normalized_query=question, sub_queries=[]),
+    )
+    if not ok or not reply.sub_queries:
+        return {"plan": fallback.model_dump()}
+    subs = sorted(reply.sub_queries, key=lambda sq: sq.priority)[: s.max_sub_queries]
+    rewrites = [v for sq in subs for v in sq.variations[: s.query_variations]] + fallback.rewrites
+    plan = QueryPlan(
+        normalized_query=reply.normalized_query or question,
+        intent=reply.intent,
+        answer_style=reply.answer_style,
+        constraints=reply.constraints,
+        sub_queries=[SubQuery(text=sq.text, priority=sq.priority) for sq in subs],
+        rewrites=rewrites,
+        audience=fallback.audience,
+        planned_by="llm",
+    )
+    if s.enable_hyde and _VAGUE.match(question):
+        passage = ctx.ask_text(
+            tracker, "hyde", "질문에 답하는 법령 조문처럼 보이는 짧은 한국어 단락을 쓰세요. 설명 없이 단락만.", question
+        )
+        if passage:
+            plan.rewrites.append(passage)
+            tracker.notes.append("hyde")
+    return {"plan": plan.model_dump()}

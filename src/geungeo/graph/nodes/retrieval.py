@@ -1,0 +1,100 @@
+"""Retrieval nodes: run every sub-query and variation in parallel, add neighbours, rerank."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from pydantic import BaseModel
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.models import EvidenceItem, QueryPlan
+from geungeo.graph.state import GraphState
+from geungeo.retrieval.filters import parse_filter
+from geungeo.types import Hit
+
+
+def _queries(state: GraphState) -> list[str]:
+    """This round's queries: the plan's on the first round, the missing aspects afterwards."""
+    plan = QueryPlan.model_validate(state["plan"])
+    if state.get("iteration", 0) == 0:
+        queries = [sq.text for sq in plan.sub_queries] + plan.rewrites
+    else:
+        missing = (state.get("sufficiency") or {}).get("missing") or []
+        queries = [f"{plan.normalized_query} {aspect}" for aspect in missing] or [plan.normalized_query]
+    done = set(state.get("queries_done", []))
+    return [q for q in dict.fromkeys(queries) if q.strip() and q not in done]
+
+
+def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    queries = _queries(state)
+    filters = state.get("filters")
+    where = parse_filter(filters) if filters else None
+    k = ctx.settings.top_k
+
+    def search(query: str) -> list[Hit]:
+        return ctx.engine.search(query, k=k, where=where)
+
+    with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:
+        results = list(pool.map(search, queries))
+    pool_by_id = {c["chunk_id"]: c for c in state.get("candidates", [])}
+    for rank_list in results:
+        for hit in rank_list:
+            score = hit.score
+            old = pool_by_id.get(hit.chunk.id)
+            if old is None or old["score"] < score:
+                pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, score).model_dump()
+            elif old is not None:
+                old["score"] += 0.25 * score  # found again by another query: a little more support
+    tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
+    return {
+        "candidates": list(pool_by_id.values()),
+        "queries_done": [*state.get("queries_done", []), *queries],
+        "iteration": state.get("iteration", 0) + 1,
+    }
+
+
+def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Previous/next chunks of the best candidates (the rest of a split article, the facing page)."""
+    window = ctx.settings.neighbour_window
+    candidates = sorted(state.get("candidates", []), key=lambda c: -c["score"])
+    have = {c["chunk_id"] for c in candidates}
+    added: list[dict[str, object]] = []
+    for top in candidates[: ctx.settings.rerank_top_k] if window else []:
+        for chunk in ctx.engine.store.neighbours(top["chunk_id"], window):
+            if chunk.id not in have:
+                have.add(chunk.id)
+                added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour").model_dump())
+    tracker.notes.append(f"+{len(added)} neighbours")
+    return {"candidates": candidates + added}
+
+
+class _Ranking(BaseModel):
+    order: list[int]
+
+
+def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Top RERANK_TOP_K passages (LLM listwise order when a model is there, else the fused order),
+    followed by the neighbours of those passages as context."""
+    everything = state.get("candidates", [])
+    candidates = sorted((c for c in everything if c["origin"] != "neighbour"), key=lambda c: -c["score"])
+    top_k = ctx.settings.rerank_top_k
+    pool = candidates[: top_k * 3]
+    chosen = pool[:top_k]
+    if not ctx.extractive and len(pool) > 1:
+        listing = "\n".join(f"[{i}] {c['header']}: {c['text'][:300]}" for i, c in enumerate(pool))
+        question = state.get("standalone") or state["question"]
+        reply, ok = ctx.ask_json(
+            tracker,
+            "rerank",
+            f'질문에 답하는 데 도움이 되는 순서로 단락 번호를 고르세요(최대 {top_k}개). JSON만: {{"order": [번호, ...]}}',
+            f"질문: {question}\n\n{listing}",
+            _Ranking,
+            _Ranking(order=[]),
+        )
+        picked = [pool[i] for i in dict.fromkeys(reply.order) if 0 <= i < len(pool)][:top_k]
+        if ok and picked:
+            chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
+    chosen_docs = {(c["doc_id"]) for c in chosen}
+    neighbours = [c for c in everything if c["origin"] == "neighbour" and c["doc_id"] in chosen_docs][:top_k]
+    evidence = [{**c, "n": n} for n, c in enumerate(chosen + neighbours, start=1)]
+    return {"evidence": evidence}

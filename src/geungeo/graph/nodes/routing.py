@@ -1,0 +1,119 @@
+"""Entry nodes: semantic cache, router (simple / history / retrieval), structural shortcut."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import BaseModel
+
+from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.models import Citation, EvidenceItem
+from geungeo.graph.state import GraphState
+from geungeo.retrieval.expansion import query_terms
+from geungeo.retrieval.structural import parse_structural
+
+_GREETING = re.compile(
+    r"^\s*(안녕|안뇽|하이|ㅎㅇ|반가워|고마워|감사(합니다|해요)?|수고|좋은 (아침|하루)"
+    r"|hello|hi|hey|thanks?( you)?|good (morning|evening))"
+    r"[\s!?.~ㅎㅋ^]*(하세요|하십니까|요)?[\s!?.~ㅎㅋ^]*$",
+    re.IGNORECASE,
+)
+_FOLLOW_UP = re.compile(
+    r"^\s*(그럼|그러면|그건|그거|그것|그게|이건|이거|거기|그 (조항|규정|법|경우)|그때|그 다음|또|and|what about|then)\b|"
+    r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$",
+    re.IGNORECASE,
+)
+SIMPLE_REPLY = (
+    "안녕하세요. 근거는 등록된 법령·규정·문서에서 답과 그 근거 조문을 찾아 드립니다. 무엇이 궁금하신가요?\n"
+    "Hello — ask about the registered statutes, regulations and documents and I will answer with citations."
+)
+
+
+class RouteDecision(BaseModel):
+    route: Literal["simple", "history_required", "rag_required"]
+    needs_retrieval: bool = True
+    standalone_question: str = ""
+
+
+def _previous_questions(state: GraphState) -> list[str]:
+    history = state.get("history", [])
+    return [str(m.content) for m in history[:-1] if isinstance(m, HumanMessage)]
+
+
+def topic(question: str) -> str:
+    """The content words of an earlier question (its nouns and numbers, not its verbs)."""
+    return " ".join(dict.fromkeys(t for t in query_terms(question) if not t.endswith("다")))
+
+
+def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    if ctx.cache is None:
+        return {"cache_hit": False}
+    found = ctx.cache.lookup(state["question"])
+    if found is None:
+        return {"cache_hit": False}
+    answer, similarity = found
+    tracker.notes.append(f"hit {similarity:.3f}")
+    return {"cache_hit": True, "cached_answer": answer.model_dump()}
+
+
+def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    question = state["question"]
+    previous = _previous_questions(state)
+    if not ctx.settings.enable_query_routing:
+        return {"route": "rag_required", "standalone": question}
+    if parse_structural(question) is not None and ctx.structural.answer(question) is not None:
+        return {"route": "structural", "standalone": question}
+    if _GREETING.match(question):
+        return {"route": "simple", "standalone": question}
+    follow_up = bool(previous) and bool(_FOLLOW_UP.search(question))
+    if ctx.extractive or not previous:
+        if follow_up:
+            tracker.notes.append("rules: follow-up completed with the previous question's topic")
+            return {"route": "history_required", "standalone": f"{question} {topic(previous[-1])}".strip()}
+        return {"route": "rag_required", "standalone": question}
+    convo = "\n".join(f"- {q}" for q in previous[-3:])
+    decision, _ = ctx.ask_json(
+        tracker,
+        "router",
+        "질문을 분류하세요: simple(인사·잡담), history_required(이전 대화 없이는 뜻이 불완전), rag_required(문서 검색 필요). "
+        "history_required이면 대명사와 생략을 풀어 독립된 질문(standalone_question)을 쓰세요. JSON만 출력.",
+        f"이전 질문:\n{convo}\n\n현재 질문: {question}",
+        RouteDecision,
+        RouteDecision(route="history_required" if follow_up else "rag_required"),
+    )
+    standalone = decision.standalone_question.strip() or f"{question} {topic(previous[-1])}"
+    route = decision.route if decision.needs_retrieval or decision.route == "simple" else "simple"
+    return {"route": route, "standalone": standalone if route == "history_required" else question}
+
+
+def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    if ctx.extractive:
+        return {"answer": SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
+    text = ctx.ask_text(
+        tracker, "simple", "친절하고 짧게 답하세요. 문서 내용은 지어내지 마세요.", state["question"], SIMPLE_REPLY
+    )
+    return {"answer": text or SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
+
+
+def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    result = ctx.structural.answer(state["question"])
+    if result is None:  # pragma: no cover - the router only sends parsed requests here
+        return {"route": "rag_required"}
+    evidence: list[EvidenceItem] = []
+    for n, chunk in enumerate(ctx.engine.store.get([cid for c in result.citations for cid in c.chunk_ids]), start=1):
+        evidence.append(EvidenceItem.from_chunk(n, chunk, 1.0, origin="structural"))
+    citations = [Citation.of(e) for e in evidence[:1]] if result.found else []
+    tracker.notes.append(result.kind if result.found else "not found")
+    return {
+        "answer": result.text if result.found else result.message,
+        "refused": not result.found,
+        "evidence": [e.model_dump() for e in evidence],
+        "citations": [c.model_dump() for c in citations],
+    }
+
+
+def remember(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Close the turn: the answer joins the conversation history (the runner added the question)."""
+    return {"history": [AIMessage(state.get("answer", ""))]}

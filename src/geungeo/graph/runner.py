@@ -1,0 +1,154 @@
+"""``run_query`` and ``stream_query``: the answer graph behind one small API.
+
+Every interface (CLI, HTTP, UI, MCP, agent) calls these; conversations persist in a
+LangGraph SQLite checkpointer under the data directory, keyed by conversation id.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from geungeo.engine import Engine, build_engine
+from geungeo.graph.build import build_graph
+from geungeo.graph.cache import SemanticCache
+from geungeo.graph.context import GraphContext
+from geungeo.graph.models import Answer, FlowStep
+from geungeo.graph.nodes.grading import answer_from_state
+from geungeo.llm import get_chat_model
+from geungeo.retrieval.expansion import load_lexicon
+from geungeo.retrieval.hybrid import check_query
+from geungeo.retrieval.structural import StructuralLookup
+from geungeo.settings import Settings
+
+StreamEvent = dict[str, Any]
+"""``{"type": "node", "node", "seconds", "llm_calls", "note"}``, ``{"type": "token", "text"}``,
+``{"type": "answer", "answer"}``."""
+
+_TURN_RESET: dict[str, Any] = {
+    "route": "",
+    "standalone": "",
+    "plan": {},
+    "iteration": 0,
+    "queries_done": [],
+    "candidates": [],
+    "evidence": [],
+    "sufficiency": {},
+    "answer": "",
+    "refused": False,
+    "mode": "extractive",
+    "citations": [],
+    "removed_citations": 0,
+    "groundedness": {},
+    "grade": None,
+    "regenerations": 0,
+    "improved": False,
+    "suggestions": [],
+    "warnings": [],
+    "cache_hit": False,
+    "cached_answer": None,
+    "flow_log": [],
+}
+
+
+class QueryRunner:
+    """Holds the engine, the chat model, the cache and the compiled graph."""
+
+    def __init__(self, engine: Engine | None = None, *, llm: BaseChatModel | str | None = "auto") -> None:
+        self.engine = engine or build_engine()
+        self.settings = self.engine.settings
+        self.llm = get_chat_model(self.settings) if llm == "auto" else llm
+        data = self.settings.data_dir
+        self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
+        self.checkpointer = SqliteSaver(self._conn)
+        self.cache = SemanticCache(
+            data / "cache" / "answers.sqlite", self.engine.embedder, self.engine.store, self.settings.cache_threshold
+        )
+        self._lock = threading.Lock()
+        self.graph = build_graph(self._context(self.settings), self.checkpointer)
+
+    def _context(self, settings: Settings) -> GraphContext:
+        return GraphContext(
+            engine=self.engine,
+            settings=settings,
+            llm=self.llm if not isinstance(self.llm, str) else None,
+            lexicon=load_lexicon(settings.lexicon_path),
+            structural=StructuralLookup(self.engine.store),
+            cache=self.cache if settings.cache_enabled else None,
+        )
+
+    def _graph_for(self, overrides: dict[str, Any]) -> Any:
+        if not overrides:
+            return self.graph
+        settings = self.settings.model_copy(update=overrides)
+        return build_graph(self._context(settings), self.checkpointer)
+
+    def _input(self, question: str, filters: str | None) -> dict[str, Any]:
+        q = check_query(question, self.settings.max_query_chars)
+        return {**_TURN_RESET, "question": q, "filters": filters, "history": [HumanMessage(q)]}
+
+    def stream(
+        self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
+    ) -> Iterator[StreamEvent]:
+        """Node events and answer tokens as they happen, then ``{"type": "answer", "answer": Answer}``."""
+        graph = self._graph_for(overrides)
+        config = {"configurable": {"thread_id": conversation_id or f"once-{uuid.uuid4().hex}"}}
+        for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
+            if mode == "custom":
+                yield chunk
+                continue
+            for node, update in chunk.items():
+                steps = (update or {}).get("flow_log") or [{}]
+                yield {"type": "node", "node": node, **{k: v for k, v in steps[-1].items() if k != "node"}}
+        state = graph.get_state(config).values
+        answer = answer_from_state(state)
+        answer.flow_log = [FlowStep.model_validate(s) for s in state.get("flow_log", [])]
+        answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
+        answer.conversation_id = conversation_id
+        yield {"type": "answer", "answer": answer}
+
+    def run(self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any) -> Answer:
+        """The whole graph for one question; the Answer contract."""
+        final: Answer | None = None
+        for event in self.stream(question, conversation_id=conversation_id, filters=filters, **overrides):
+            if event["type"] == "answer":
+                final = event["answer"]
+        assert final is not None
+        return final
+
+    def close(self) -> None:
+        self.cache.close()
+        self._conn.close()
+        self.engine.close()
+
+
+_default: QueryRunner | None = None
+_default_lock = threading.Lock()
+
+
+def default_runner() -> QueryRunner:
+    """The process-wide runner over the configured settings (built on first use)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = QueryRunner()
+        return _default
+
+
+def run_query(question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any) -> Answer:
+    """Answer ``question`` with citations (see :class:`~geungeo.graph.models.Answer`)."""
+    return default_runner().run(question, conversation_id=conversation_id, filters=filters, **overrides)
+
+
+def stream_query(
+    question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
+) -> Iterator[StreamEvent]:
+    """Stream node events and answer tokens, ending with the Answer."""
+    return default_runner().stream(question, conversation_id=conversation_id, filters=filters, **overrides)

