@@ -65,6 +65,27 @@ def test_reingest_reports_unchanged(env: Path) -> None:
     assert "(0 embedded)" in res.output
 
 
+def test_changed_tokenizer_setting_asks_for_rebuild_and_rebuild_works(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert runner.invoke(app, ["ingest", str(env)]).exit_code == 0
+    monkeypatch.setenv("GEUNGEO_HEADER_WEIGHT", "3")
+    res = runner.invoke(app, ["search", "유급휴가"])
+    assert res.exit_code == 1 and "--rebuild" in res.output
+    res = runner.invoke(app, ["ingest", str(env), "--rebuild"])
+    assert res.exit_code == 0 and "1 documents, 2 chunks" in res.output
+    assert runner.invoke(app, ["search", "유급휴가"]).exit_code == 0
+
+
+def test_ask_streams_an_answer_with_citations_and_json(env: Path) -> None:
+    runner.invoke(app, ["ingest", str(env)])
+    res = runner.invoke(app, ["ask", "연차 유급휴가는 며칠?", "--verbose"])
+    assert res.exit_code == 0, res.output
+    assert "[휴가법 제2조]" in res.output and "generate" in res.output
+    res = runner.invoke(app, ["ask", "휴가법 제1조", "--json"])
+    answer = json.loads(res.stdout)
+    assert answer["route"] == "structural" and answer["citations"][0]["article"] == "제1조"
+    assert {"answer", "refused", "citations", "evidence", "flow_log", "llm_calls"} <= answer.keys()
+
+
 def test_config_prints_settings_with_secrets_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEUNGEO_EMBED_API_KEY", "sk-secret")
     res = runner.invoke(app, ["config", "--json"])

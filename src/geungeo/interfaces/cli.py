@@ -61,6 +61,9 @@ DataDir = Annotated[
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest (recursively).")],
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Drop the index first (after changing the embedder or tokenizer settings).")
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Ingest documents: parse, chunk, index (incremental: unchanged documents are skipped).
@@ -68,6 +71,10 @@ def ingest(
     문서를 색인합니다. 바뀌지 않은 문서는 건너뛰고, 중단된 작업은 다시 실행하면 이어서 끝냅니다.
     """
     with _user_errors():
+        if rebuild:
+            from geungeo.stores.base import drop_store
+
+            drop_store(Settings(data_dir=data_dir) if data_dir else Settings())
         engine = _engine(data_dir)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn())
