@@ -140,9 +140,15 @@ def _p50_p95(ms: Sequence[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
+_printed: dict[str, int] = {}
+
+
 def _progress(stage: str, done: int, total: int) -> None:
-    if total and (done == total or done % max(1, total // 20) == 0):
-        print(f"  {stage}: {done}/{total}", file=sys.stderr, flush=True)
+    """Print a line each time a stage passes another 5 %."""
+    step = done * 20 // max(total, 1)
+    if step != _printed.get(stage):
+        _printed[stage] = step
+        print(f"  {stage}: {done}/{total} {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
 
 
 def peak_rss_mb() -> float:

@@ -160,6 +160,18 @@ def postgres_url(given: str | None, work: Path) -> Iterator[str]:
         server.cleanup()
 
 
+NOTES = """
+Notes:
+- Dense recall is measured on random vectors, the worst case for HNSW (real embeddings cluster);
+  both stores build with their library defaults (pgvector: m=16, ef_construction=64); the PostgreSQL
+  store searches with ef_search = max(k, 40).
+- PostgreSQL runs with the wheel's default postgresql.conf (durable: fsync on). Its ingestion time is
+  mostly the insertion of each vector into the HNSW graph; its size mostly the BM25 postings (one row
+  per distinct term of a chunk, with a covering index for index-only scans).
+- Sparse results are compared by score, not by id: replicated chunks tie, and ties may come in another order.
+"""
+
+
 def report(results: list[Result], base_chunks: int) -> str:
     kinds = ["dense", "dense+filter", "sparse", "sparse+filter"]
     head = ["store", "chunks", "ingest chunks/s", *(f"{k} p50/p95 ms" for k in kinds), "dense recall@100",
@@ -181,7 +193,7 @@ def report(results: list[Result], base_chunks: int) -> str:
                  f"{r.dense_recall:.3f}", "-" if r.sparse_agreement is None else f"{r.sparse_agreement:.3f}",
                  f"{r.size_mb:,.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + NOTES
 
 
 def main() -> None:

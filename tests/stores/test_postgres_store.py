@@ -20,7 +20,7 @@ from geungeo.errors import StoreError
 from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.settings import Settings
 from geungeo.stores import pg_schema
-from geungeo.stores.base import ChunkStore, IndexSignature, open_store
+from geungeo.stores.base import ChunkStore, IndexSignature, drop_store, open_store
 from geungeo.stores.pg_filters import to_sql
 from geungeo.stores.postgres import PostgresStore
 from geungeo.testing.store_contract import DIM, SIGNATURE, MakeStore, StoreContract, make_doc
@@ -168,6 +168,15 @@ def test_other_embedder_or_tokenizer_is_refused(open_pg: Opener) -> None:
         open_pg(IndexSignature(SIGNATURE.embedder, 16, SIGNATURE.tokenizer))
     with pytest.raises(StoreError, match="contract-tokenizer"):
         open_pg(IndexSignature(SIGNATURE.embedder, DIM, "other-tokenizer"))
+
+
+def test_drop_store_removes_the_collection(open_pg: Opener, pg_url: str) -> None:
+    first = open_pg()
+    first.replace_document(*make_doc("d1", 3))
+    first.close()
+    drop_store(Settings(store_url=pg_url))
+    again = open_pg(IndexSignature("other-embedder", 16, "other-tokenizer"))
+    assert again.count() == 0 and again.documents() == []
 
 
 def test_collections_are_separate_schemas(open_pg: Opener) -> None:

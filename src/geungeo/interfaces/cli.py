@@ -201,9 +201,19 @@ def delete(
 
 
 @app.command()
-def config(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
+def config(
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    defaults_markdown: Annotated[
+        bool, typer.Option("--defaults-markdown", help="Print every setting's default as a Markdown table (docs/settings.md).")
+    ] = False,
+) -> None:
     """Print the effective settings (env GEUNGEO_* and .env; secrets masked). 설정 보기."""
+    from geungeo.settings import defaults_markdown as render_defaults
+
     with _user_errors():
+        if defaults_markdown:
+            sys.stdout.write(render_defaults())
+            return
         settings = Settings()
         values = settings.public_dict()
         if as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,10 @@ from geungeo.text.normalize import nfc
 from geungeo.types import Hit
 
 Mode = Literal["hybrid", "dense", "sparse"]
+
+# Fused candidates looked at beyond k, so that the chunk prior (addenda count less) can reorder them.
+_PRIOR_SLACK = 30
+_ASKS_ADDENDUM = re.compile(r"부칙|시행일|시행\s*시기|경과\s*조치|적용례|개정|언제부터")
 
 
 def check_query(query: str, max_chars: int) -> str:
@@ -89,17 +94,19 @@ class HybridRetriever:
             [[cid for cid, _ in rankings[name]] for name in names],
             k=self.settings.rrf_k,
             weights=[weights[name] for name in names],
-        )[:k]
+        )[: k + _PRIOR_SLACK]
         chunks = {c.id: c for c in self.store.get([cid for cid, _ in fused])}
+        addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else self.settings.addendum_weight
+        positions = {name: {cid: (rank, s) for rank, (cid, s) in enumerate(rankings[name], start=1)} for name in names}
         hits: list[Hit] = []
         for cid, score in fused:
-            if cid not in chunks:
+            chunk = chunks.get(cid)
+            if chunk is None:
                 continue
-            hit = Hit(chunks[cid], score)
+            hit = Hit(chunk, score * (addendum_weight if chunk.meta.get("addendum") else 1.0))
             for name in names:
-                for rank, (other, s) in enumerate(rankings[name], start=1):
-                    if other == cid:
-                        hit.ranks[name], hit.scores[name] = rank, s
-                        break
+                if cid in positions[name]:
+                    hit.ranks[name], hit.scores[name] = positions[name][cid]
             hits.append(hit)
-        return hits
+        hits.sort(key=lambda h: h.score, reverse=True)
+        return hits[:k]

@@ -101,6 +101,13 @@ def prepare(conn: psycopg.Connection[Any], schema: str, signature: IndexSignatur
     return Prepared(ext_schema, major_minor >= (0, 8))
 
 
+def drop_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Remove the collection's schema and everything in it (the pgvector extension stays)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
 def _extension(conn: psycopg.Connection[Any], where: str) -> tuple[str, str]:
     """(schema, version) of the pgvector extension, creating it when the server has it."""
     query = (
@@ -162,13 +169,13 @@ def _check_signature(conn: psycopg.Connection[Any], signature: IndexSignature, w
     if embedder != signature.embedder or dim != signature.dim:
         raise StoreError(
             f"the store at {where} holds {embedder} vectors (dim {dim}) but the configured embedder is "
-            f"{signature.embedder} (dim {signature.dim}): set GEUNGEO_EMBED_PROVIDER back, or re-index into "
-            "another GEUNGEO_COLLECTION (or after dropping this collection's schema)"
+            f"{signature.embedder} (dim {signature.dim}): set GEUNGEO_EMBED_PROVIDER back, or re-index with "
+            "`geungeo ingest --rebuild` (or into another GEUNGEO_COLLECTION)"
         )
     if tokenizer != signature.tokenizer:
         raise StoreError(
             f"the store's sparse terms at {where} were made by {tokenizer}, this install has "
-            f"{signature.tokenizer}: re-index into another GEUNGEO_COLLECTION (or after dropping this schema)"
+            f"{signature.tokenizer}: re-index with `geungeo ingest --rebuild` (or into another GEUNGEO_COLLECTION)"
         )
 
 

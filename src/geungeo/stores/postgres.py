@@ -30,7 +30,7 @@ from geungeo.settings import Settings
 from geungeo.stores import pg_queries
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
-from geungeo.stores.pg_schema import connect, connection_kwargs, mask_url, prepare
+from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
 from geungeo.types import Chunk, DocumentRecord
 
 _POOL_MAX = 8
@@ -90,6 +90,12 @@ class PostgresStore(ChunkStore):
             url, min_size=1, max_size=_POOL_MAX, kwargs=connection_kwargs(url), configure=configure,
             timeout=30, name="geungeo", open=True,
         )
+
+    @staticmethod
+    def drop(settings: Settings) -> None:
+        """Delete the collection: its schema with every document, chunk and the index signature."""
+        with connect(settings.store_url.strip()) as conn:
+            drop_schema(conn, settings.collection)
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:

@@ -1,0 +1,1 @@
+"""One router per concern; :func:`geungeo.interfaces.api.create_app` mounts them."""

@@ -1,0 +1,135 @@
+"""What the HTTP API shares between requests: settings, the runner, a store lock, thread helpers.
+
+The runner and the engine are blocking, so every call runs in a worker thread. Store writes
+(upload, delete) take a writer lock; searches and every step of an answer take a reader lock,
+one unit of work at a time, so a write never overlaps a read and no thread ever waits while
+holding a lock that another worker thread needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+from fastapi import Request
+
+from geungeo.graph.runner import QueryRunner
+from geungeo.settings import Settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+_END = object()
+
+
+class ReadWriteLock:
+    """Many readers or one writer; a waiting writer goes before new readers."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._waiting = 0
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing and not self._waiting)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            self._cond.wait_for(lambda: not self._writing and not self._readers)
+            self._waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+class ApiTimeout(Exception):
+    """The request ran past ``api_timeout_s``."""
+
+
+@dataclass
+class ApiState:
+    """Everything a route needs; one per app (``app.state.api``)."""
+
+    settings: Settings
+    runner: QueryRunner
+    owns_runner: bool = False
+    lock: ReadWriteLock = field(default_factory=ReadWriteLock)
+    file_lock: threading.Lock = field(default_factory=threading.Lock)
+    threads: OrderedDict[str, str] = field(default_factory=OrderedDict)  # transcript hash -> conversation id
+
+    @property
+    def api_keys(self) -> frozenset[str]:
+        return frozenset(k.strip() for k in self.settings.api_keys.get_secret_value().split(",") if k.strip())
+
+    async def call(self, fn: Callable[..., T], *args: Any, write: bool = False, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in a worker thread under the store lock (abandoned, not killed, on timeout)."""
+        lock = self.lock.write if write else self.lock.read
+
+        def work() -> T:
+            with lock():
+                return fn(*args, **kwargs)
+
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+
+    async def iterate(self, events: Iterator[T]) -> AsyncIterator[T]:
+        """The items of a blocking iterator, each fetched in a worker thread; ApiTimeout past the deadline.
+
+        A stream left early (timeout, client gone) is run to its end in a background thread, like an
+        abandoned ``call``: closing a graph mid-run would leave its node threads writing into nothing.
+        """
+        deadline = anyio.current_time() + self.settings.api_timeout_s
+        guard = threading.Lock()  # one next() at a time, even when a step was abandoned
+
+        def step() -> Any:
+            with guard, self.lock.read():
+                return next(events, _END)
+
+        finished = False
+        try:
+            while True:
+                with anyio.move_on_after(max(0.0, deadline - anyio.current_time())) as scope:
+                    item = await anyio.to_thread.run_sync(step, abandon_on_cancel=True)
+                if scope.cancelled_caught:
+                    raise ApiTimeout
+                if item is _END:
+                    finished = True
+                    return
+                yield item
+        finally:
+            if not finished:  # (an iterator that raised is already closed: the drain ends at once)
+                threading.Thread(target=_drain, args=(step,), daemon=True).start()
+
+
+def _drain(step: Callable[[], Any]) -> None:
+    try:
+        while step() is not _END:
+            pass
+    except Exception:
+        log.debug("abandoned stream failed", exc_info=True)
+
+
+def api_state(request: Request) -> ApiState:
+    """Dependency: the app's shared state."""
+    state: ApiState = request.app.state.api
+    return state
