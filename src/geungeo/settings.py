@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     min_sufficiency: float = Field(0.7, ge=0.0, le=1.0, description="Sufficiency below this loops back to retrieval.")
     max_iterations: int = Field(3, ge=1, le=10, description="Most retrieval rounds of the sufficiency loop.")
     min_evidence_score: float = Field(
-        0.45, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
+        0.2, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
     )
     enable_web_search: bool = Field(False, description="Ask the web-search provider when evidence stays insufficient.")
     web_search_url: str = Field("", description="Tavily-compatible search endpoint (POST {query, max_results}).")

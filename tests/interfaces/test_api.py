@@ -22,7 +22,42 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.interfaces.api import create_app
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel
-from tests.graph.test_graph import LAW
+
+LAW = """---
+제목: 휴가보장법
+시행일자: 2025-01-01
+---
+
+# 휴가보장법
+
+## 제1장 총칙
+
+##### 제1조 (목적)
+
+이 법은 근로자의 휴가에 관한 사항을 정함을 목적으로 한다.
+
+##### 제2조 (연차 유급휴가)
+
+**①** 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.
+
+**②** 계속하여 근로한 기간이 1년 미만인 근로자에게는 1개월 개근 시 1일의 유급휴가를 주어야 한다.
+
+##### 제3조 (출산휴가)
+
+**①** 사용자는 임신 중인 여성에게 출산 전과 출산 후를 통하여 90일의 출산전후휴가를 주어야 한다.
+
+## 제2장 벌칙
+
+##### 제4조 (벌칙)
+
+제2조를 위반한 자는 2년 이하의 징역 또는 2천만원 이하의 벌금에 처한다.
+
+## 부칙
+
+부칙 <제1호,2025.1.1>
+
+제1조 (시행일) 이 법은 공포한 날부터 시행한다.
+"""
 
 RULES = """---
 제목: 교원인사규정
@@ -136,6 +171,16 @@ def events(response: httpx.Response) -> list[tuple[str, Any]]:
             out.append((name, data if data == "[DONE]" else json.loads(data)))
             name = "message"
     return out
+
+
+def parse_events(raw: bytes) -> list[tuple[str, Any]]:
+    """(event, data) pairs of a whole SSE body."""
+    names = []
+    for frame in raw.decode().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in frame.splitlines() if ": " in line)
+        if "data" in lines:
+            names.append((lines.get("event", "message"), lines["data"]))
+    return names
 
 
 # --- health, OpenAPI, CORS ------------------------------------------------------------------
@@ -330,6 +375,16 @@ def test_openai_raw_stream_ends_with_done(client: httpx.Client) -> None:
         got = events(r)
     assert got[-1][1] == "[DONE]" and got[0][1]["object"] == "chat.completion.chunk"
     assert client.post("/v1/chat/completions", json={**body, "model": "gpt-4"}).status_code == 404
+    no_user = {**body, "messages": [{"role": "system", "content": "hi"}]}
+    assert client.post("/v1/chat/completions", json=no_user).status_code == 400
+
+
+def test_openai_user_names_the_conversation(client: httpx.Client) -> None:
+    body = {"model": "geungeo", "user": "alice", "messages": [{"role": "user", "content": "출산휴가는 며칠인가요?"}]}
+    first = client.post("/v1/chat/completions", json=body).json()
+    second = client.post("/v1/chat/completions", json={**body, "messages": [{"role": "user", "content": "그럼 벌칙은?"}]}).json()
+    assert first["conversation_id"] == second["conversation_id"] and first["conversation_id"].startswith("oai-user-")
+    assert first["object"] == "chat.completion" and first["choices"][0]["message"]["role"] == "assistant"
 
 
 # --- auth and timeouts (second app) -------------------------------------------------------------
@@ -370,7 +425,7 @@ def test_twenty_concurrent_streams(base: str) -> None:
 
     async def one(c: httpx.AsyncClient, n: int) -> str:
         async with c.stream("POST", "/v1/ask/stream", json={"question": questions[n % len(questions)]}) as r:
-            kinds = [k for k, _ in events_async(await r.aread())]
+            kinds = [k for k, _ in parse_events(await r.aread())]
         return "ok" if r.status_code == 200 and kinds[-1] == "answer" and "error" not in kinds else f"{r.status_code} {kinds}"
 
     async def main() -> list[str]:
@@ -379,11 +434,3 @@ def test_twenty_concurrent_streams(base: str) -> None:
 
     assert asyncio.run(main()) == ["ok"] * 20
 
-
-def events_async(raw: bytes) -> list[tuple[str, Any]]:
-    names = []
-    for frame in raw.decode().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in frame.splitlines() if ": " in line)
-        if "data" in lines:
-            names.append((lines.get("event", "message"), lines["data"]))
-    return names

@@ -1,9 +1,9 @@
 """Extractive answering: the best-supported sentences of the evidence, each with its citation.
 
 This is the answer when no LLM is configured. It also supplies the evidence score behind
-"근거 부족": how much of the question's content the best sentences cover, whether a
-question that asks for a number (며칠, 얼마, 언제까지 …) finds one there, and whether the
-sparse and dense retrievers agreed on the passage.
+"근거 부족": how much of the question's content the best sentences cover, whether the
+retrievers backed the passage, and whether a figure the question asks for (나이, 몇 %,
+얼마, 며칠 …) is stated in the top passages at all.
 """
 
 from __future__ import annotations
@@ -17,14 +17,30 @@ from geungeo.retrieval.expansion import Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms_many
 
 _SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
-_ASKS_QUANTITY = re.compile(
-    r"며칠|몇|얼마|언제까지|기한|기간|이내|퍼센트|%|비율|금액|최소|최대|상한|하한|한도"
-    r"|how (many|much|long)|when|what date|percent",
-    re.IGNORECASE,
+# What a question asks for, and how a passage that states it reads. A question asking for a figure
+# the top passages never state ("만 몇 세", "몇 %") is the typical near miss: the article exists but
+# delegates or omits the detail.
+DETAILS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (name, re.compile(asks, re.IGNORECASE), re.compile(states))
+    for name, asks, states in (
+        ("나이 / age", r"몇\s*세|나이|몇\s*살|연령|how old", r"\d+\s*세|연령"),
+        ("비율 / rate", r"몇\s*(%|퍼센트|프로)|비율|퍼센트|percent", r"\d+\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|비율"),
+        ("금액 / amount", r"얼마|금액|몇\s*원|비용|how much", r"\d[\d,]*\s*(만|천|억)?\s*원|금액|실비|\d+\s*배"),
+        ("일수 / days", r"며칠|몇\s*일|how many days", r"\d+\s*일|\d+\s*(개월|주|년)"),
+        ("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
+        ("인원 / headcount", r"몇\s*명|인원", r"\d+\s*(명|인)|인원"),
+        ("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
+        ("횟수 / times", r"몇\s*(번|회)|횟수|how many times", r"\d+\s*(회|번|차)|횟수"),
+        ("기간 / period", r"몇\s*(년|개월|달|주)|기간|how long", r"\d+\s*(년|개월|주|일)|기간"),
+        ("기한 / deadline", r"언제까지|기한|마감|deadline", r"\d+\s*(일|개월|년|주)\s*(이내|전|까지|후|안)|까지|기한"),
+    )
 )
-_QUANTITY = re.compile(
-    r"\d|[일이삼사오육칠팔구십백천만]+\s*(일|개월|년|시간|주|분의|퍼센트|배|명|원|회|학점|학기)|분의\s*[일이삼사오육칠팔구]"
-)
+
+
+def missing_details(question: str, evidence: Sequence[EvidenceItem], top: int = 3) -> list[str]:
+    """The kinds of figure the question asks for that none of the top passages states."""
+    text = " ".join(item.text for item in evidence[:top])
+    return [name for name, asks, states in DETAILS if asks.search(question) and not states.search(text)]
 
 
 @dataclass(frozen=True)
@@ -32,16 +48,15 @@ class Sentence:
     item: EvidenceItem
     text: str
     coverage: float
-    has_quantity: bool
 
 
 @dataclass(frozen=True)
 class Extract:
-    """Chosen sentences and the evidence score in [0, 1]."""
+    """Chosen sentences, the evidence score in [0, 1] and the asked-for details no passage states."""
 
     sentences: list[Sentence]
     score: float
-    asks_quantity: bool
+    missing: list[str]
 
     def render(self, lead: str = "") -> str:
         """The answer text: sentences grouped by evidence item, each group followed by its citation."""
@@ -75,10 +90,10 @@ def extract(
     """The sentences of ``evidence`` that best cover ``question`` and how well they support it."""
     own = {t for t in query_terms(question) if not (t.isdigit() and len(t) == 1)}
     expanded = set(query_terms(question, lexicon)) - own
-    asks_quantity = bool(_ASKS_QUANTITY.search(question))
+    missing = missing_details(question, evidence)
     candidates = [(item, s) for item in evidence for s in split_sentences(item.text)]
     if not own or not candidates:
-        return Extract([], 0.0, asks_quantity)
+        return Extract([], 0.0, missing)
     headers = {item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(i.header for i in evidence), strict=True)}
     weight = len(own) + 0.5 * len(expanded)
     scored: list[Sentence] = []
@@ -88,30 +103,29 @@ def extract(
         hit = (
             len(own & present) + 0.5 * len(own & header_only) + 0.5 * len(expanded & present) + 0.25 * len(expanded & header_only)
         )
-        scored.append(Sentence(item, text, hit / weight, bool(_QUANTITY.search(text))))
+        scored.append(Sentence(item, text, hit / weight))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
-    scored.sort(
-        key=lambda s: s.coverage + rank_bonus.get(s.item.n, 0.0) + (0.1 if asks_quantity and s.has_quantity else 0.0),
-        reverse=True,
-    )
+    scored.sort(key=lambda s: s.coverage + rank_bonus.get(s.item.n, 0.0), reverse=True)
     chosen = _diverse(scored, max_sentences)
     best = chosen[0].coverage if chosen else 0.0
-    quantity_ok = not asks_quantity or any(s.has_quantity for s in chosen)
-    score = min(1.0, 0.75 * best + 0.25 * agreement) * (1.0 if quantity_ok else 0.6)
+    score = min(1.0, 0.75 * best + 0.25 * agreement)
     order = {item.n: i for i, item in enumerate(evidence)}
     chosen.sort(key=lambda s: (order.get(s.item.n, 99), s.item.text.find(s.text)))
-    return Extract(chosen, round(score, 4), asks_quantity)
+    return Extract(chosen, round(score, 4), missing)
 
 
 def _diverse(scored: list[Sentence], k: int) -> list[Sentence]:
-    """Top sentences, at most two from one evidence item, no near-duplicates."""
+    """The best sentence of each of up to ``k`` passages (so the answer cites what retrieval found),
+    then a second sentence of the best passage; weak and duplicate sentences are left out."""
     out: list[Sentence] = []
-    per_item: dict[int, int] = {}
+    seen: set[int] = set()
     for s in scored:
-        if len(out) >= k or (out and s.coverage < 0.5 * out[0].coverage):
+        if out and s.coverage < 0.5 * out[0].coverage:
             break
-        if per_item.get(s.item.n, 0) >= 2 or any(s.text in o.text or o.text in s.text for o in out):
-            continue
-        per_item[s.item.n] = per_item.get(s.item.n, 0) + 1
-        out.append(s)
-    return out
+        if s.item.n not in seen and len(seen) < k and not any(s.text in o.text or o.text in s.text for o in out):
+            seen.add(s.item.n)
+            out.append(s)
+    second = next(
+        (s for s in scored if out and s.item.n == out[0].item.n and s not in out and s.coverage >= 0.5 * out[0].coverage), None
+    )
+    return [*out, second] if second is not None else out

@@ -356,6 +356,26 @@ def chat(
             runner.close()
 
 
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default: GEUNGEO_API_HOST, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: GEUNGEO_API_PORT, 8000).")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs, OpenAI-compatible /v1/chat/completions). HTTP API 서버.
+
+    Set GEUNGEO_API_KEYS to require an API key; see `geungeo config` for limits, timeout and CORS.
+    """
+    import uvicorn
+
+    from geungeo.interfaces.api import create_app
+
+    with _user_errors():
+        settings = Settings(data_dir=data_dir) if data_dir else Settings()
+        api = create_app(settings)
+        uvicorn.run(api, host=host or settings.api_host, port=port or settings.api_port, log_level="info")
+
+
 def _print_scores(groups: dict[str, Any], caption: str) -> None:
     table = Table(title="retrieval", caption=caption)
     for col in ("group", "n", "R@1", "R@5", "R@10", "MRR"):

@@ -47,15 +47,16 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
     return re.sub(r"[ \t]+\n", "\n", cleaned).strip(), list(cited.values()), removed
 
 
-def refusal_text(question: str, evidence: list[EvidenceItem]) -> str:
+def refusal_text(question: str, evidence: list[EvidenceItem], missing: list[str] | None = None) -> str:
+    """"근거 부족" with the closest passages and, when known, the figure they do not state."""
     near = ", ".join(dict.fromkeys(e.label for e in evidence[:3]))
     if answer_language(question) == "en":
-        return f"{REFUSAL} (insufficient evidence): the documents do not state this." + (
-            f" Closest passages: {near}." if near else ""
-        )
-    return f"{REFUSAL}: 등록된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다." + (
-        f" 가장 가까운 조문: {near}." if near else ""
-    )
+        what = f" ({', '.join(m.split(' / ')[1] for m in missing)})" if missing else ""
+        tail = f" Closest passages: {near}." if near else ""
+        return f"{REFUSAL} (insufficient evidence): the documents do not state this{what}.{tail}"
+    what = f"({', '.join(m.split(' / ')[0] for m in missing)}) " if missing else ""
+    tail = f" 가장 가까운 조문: {near}." if near else ""
+    return f"{REFUSAL}: 등록된 문서에서 이 질문에 답하는 내용{what}을 찾지 못했습니다.{tail}"
 
 
 def _emit(text: str) -> None:
@@ -69,8 +70,8 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
         ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
-        if not ex.sentences or ex.score < ctx.settings.min_evidence_score:
-            text = refusal_text(question, items)
+        if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
+            text = refusal_text(question, items, ex.missing)
             _emit(text)
             return {"answer": text, "refused": True, "citations": [], "removed_citations": 0, "mode": "extractive"}
         lead = "Relevant provisions (quoted from the documents):" if answer_language(question) == "en" else "문서에 따르면:"

@@ -32,9 +32,10 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
         ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
-        enough = ex.score >= ctx.settings.min_evidence_score
+        enough = ex.score >= ctx.settings.min_evidence_score and not ex.missing
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
-        judged = Sufficiency(score=ex.score, verdict="sufficient" if enough else "insufficient", judged_by="evidence")
+        verdict = "sufficient" if enough else "insufficient"
+        judged = Sufficiency(score=ex.score, verdict=verdict, missing=ex.missing, judged_by="evidence")
         return {"sufficiency": judged.model_dump()}
     listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
     fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")

@@ -20,6 +20,7 @@ import anyio
 from fastapi import Request
 
 from geungeo.graph.runner import QueryRunner
+from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,10 @@ class ApiState:
     lock: ReadWriteLock = field(default_factory=ReadWriteLock)
     file_lock: threading.Lock = field(default_factory=threading.Lock)
     threads: OrderedDict[str, str] = field(default_factory=OrderedDict)  # transcript hash -> conversation id
+    structural: StructuralLookup = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.structural = StructuralLookup(self.runner.engine.store)
 
     @property
     def api_keys(self) -> frozenset[str]:

@@ -66,7 +66,8 @@ def save(source: BinaryIO, folder: Path, name: str, limit: int) -> Path:
             while block := source.read(_CHUNK):
                 size += len(block)
                 if size > limit:
-                    raise HTTPException(413, f"file too large: over {limit // (1 << 20)} MB (GEUNGEO_API_MAX_UPLOAD_MB) / 파일이 너무 큽니다")
+                    mb = limit >> 20
+                    raise HTTPException(413, f"file too large: over {mb} MB (GEUNGEO_API_MAX_UPLOAD_MB) / 파일이 너무 큽니다")
                 out.write(block)
         os.replace(part, target)
     finally:

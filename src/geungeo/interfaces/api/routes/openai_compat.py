@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -25,6 +26,7 @@ from geungeo.interfaces.api.schemas import AskRequest, ChatMessage, ChatRequest
 from geungeo.interfaces.api.sse import sse, sse_response
 from geungeo.interfaces.api.state import ApiState, ApiTimeout, api_state
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["openai"])
 State = Annotated[ApiState, Depends(api_state)]
 MODEL = "geungeo"
@@ -112,7 +114,9 @@ async def _chunks(state: ApiState, question: str, prior: list[ChatMessage], conv
                 yield chunk({"content": event["text"]})
             elif event["type"] == "answer":
                 answer = event["answer"]
-    except (ApiTimeout, GeungeoError, Exception) as exc:
+    except Exception as exc:  # the stream has started: report in band, as OpenAI does
+        if not isinstance(exc, ApiTimeout | GeungeoError):
+            log.exception("chat completion stream failed")
         message = timeout_message(state) if isinstance(exc, ApiTimeout) else str(exc) or type(exc).__name__
         yield sse({"error": {"message": message, "type": type(exc).__name__, "code": None}})
         yield "data: [DONE]\n\n"
@@ -147,6 +151,6 @@ async def chat_completions(body: ChatRequest, state: State) -> dict[str, Any] | 
         "object": "chat.completion",
         "created": int(time.time()),
         "model": MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop", "logprobs": None}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         **_extension(answer, conversation_id),
     }

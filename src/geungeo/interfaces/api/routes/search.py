@@ -11,7 +11,6 @@ from geungeo.interfaces.api.routes.ask import ERRORS
 from geungeo.interfaces.api.schemas import SearchHit, SearchRequest, SearchResponse, StructureCitation, StructureOut
 from geungeo.interfaces.api.state import ApiState, api_state
 from geungeo.retrieval.filters import combine, parse_filter
-from geungeo.retrieval.structural import StructuralLookup
 from geungeo.types import Hit
 
 router = APIRouter(tags=["search"])
@@ -79,7 +78,7 @@ async def structure(
 ) -> StructureOut:
     """Read straight from the store, no model: the request is composed as ``<regulation> <place>``."""
     query = structural_query(regulation, article, chapter, attachment, full)
-    result = await state.call(StructuralLookup(state.runner.engine.store).answer, query)
+    result = await state.call(state.structural.answer, query)
     if result is None or not result.found:
         message = result.message if result else f"'{regulation}' 문서를 찾을 수 없습니다 / no document named '{regulation}'"
         raise HTTPException(404, message)

@@ -1,0 +1,34 @@
+"""Extractive answering: sentence choice, citation of what retrieval found, the evidence check."""
+
+from __future__ import annotations
+
+from geungeo.graph.extractive import extract, missing_details, split_sentences
+from geungeo.graph.models import EvidenceItem
+from geungeo.retrieval.expansion import load_lexicon
+
+
+def _item(n: int, label: str, text: str) -> EvidenceItem:
+    return EvidenceItem(n=n, chunk_id=f"c{n}", doc_id="d", label=label, doc="법", header=label, text=text)
+
+
+EVIDENCE = [
+    _item(1, "법 제2조", "제2조(연차) ① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다."),
+    _item(2, "법 제5조", "제5조(고령자) 고령자의 기준은 대통령령으로 정한다."),
+    _item(3, "법 부칙", "부칙 <제1호,2025.1.1>\n이 법은 공포한 날부터 시행한다."),
+]
+
+
+def test_sentences_skip_bare_headings() -> None:
+    assert split_sentences("부칙 <제1호,2025.1.1>\n이 법은 공포한 날부터 시행한다.") == ["이 법은 공포한 날부터 시행한다."]
+
+
+def test_best_sentence_per_passage_and_a_score() -> None:
+    ex = extract("연차 유급휴가는 며칠?", EVIDENCE, load_lexicon())
+    assert ex.sentences[0].item.label == "법 제2조" and ex.score > 0.3 and not ex.missing
+    assert "[법 제2조]" in ex.render("문서에 따르면:")
+
+
+def test_a_figure_the_passages_do_not_state_is_reported_missing() -> None:
+    assert missing_details("고령자는 만 몇 세 이상인가요?", EVIDENCE) == ["나이 / age"]
+    assert missing_details("연차휴가는 며칠인가요?", EVIDENCE) == []
+    assert missing_details("How old must I be?", EVIDENCE) == ["나이 / age"]
