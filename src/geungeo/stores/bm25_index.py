@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from geungeo.retrieval.filters import Filter, matches
+from geungeo.retrieval.filters import And, Eq, Filter, In, Or, matches
 from geungeo.types import MetaValue
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,7 @@ class Bm25Index:
         self.metas: list[dict[str, MetaValue]] = []
         self._retriever: object | None = None
         self._mask = lru_cache(maxsize=64)(self._compute_mask)
+        self._columns: dict[str, np.ndarray] = {}
 
     def _state_file(self) -> Path:
         return self.directory / "state.json"
@@ -51,6 +52,7 @@ class Bm25Index:
         self.generation, self.ids, self.metas = state["generation"], state["ids"], state["metas"]
         self._retriever = retriever if self.ids else None
         self._mask.cache_clear()
+        self._columns = {}
         return True
 
     def build(
@@ -77,9 +79,30 @@ class Bm25Index:
         shutil.rmtree(old, ignore_errors=True)
         self.generation, self.ids, self.metas, self._retriever = generation, ids, metas, retriever
         self._mask.cache_clear()
+        self._columns = {}
 
     def _compute_mask(self, where: Filter) -> np.ndarray:
-        return np.fromiter((matches(m, where) for m in self.metas), dtype=np.float32, count=len(self.metas))
+        return self._vector_mask(where).astype(np.float32)
+
+    def _vector_mask(self, where: Filter) -> np.ndarray:
+        """Boolean mask of the chunks matching ``where``: equality tests on whole columns, ``matches`` for the rest."""
+        if isinstance(where, Eq | In):
+            values = [where.value] if isinstance(where, Eq) else list(where.values)
+            if all(isinstance(v, str) for v in values):
+                return np.isin(self._column(where.field), values)
+        if isinstance(where, And):
+            return np.logical_and.reduce([self._vector_mask(p) for p in where.parts])
+        if isinstance(where, Or):
+            return np.logical_or.reduce([self._vector_mask(p) for p in where.parts])
+        return np.fromiter((matches(m, where) for m in self.metas), dtype=bool, count=len(self.metas))
+
+    def _column(self, field: str) -> np.ndarray:
+        """One metadata field of every chunk as strings (missing: a value no filter uses)."""
+        if field not in self._columns:
+            self._columns[field] = np.array(
+                [m[field] if isinstance(m.get(field), str) else "\x00" for m in self.metas], dtype=object
+            )
+        return self._columns[field]
 
     def search(self, terms: Sequence[str], k: int, where: Filter | None = None) -> list[tuple[str, float]]:
         """(id, score) of the best k chunks with a positive score."""

@@ -70,6 +70,7 @@ class ChromaStore(ChunkStore):
             settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
         self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
+        self._vectors: int | None = None  # vectors in the collection; None after a write
 
     def _check_signature(self, signature: IndexSignature) -> None:
         stored = {k: self.catalog.get_meta(k) for k in ("embedder", "dim", "tokenizer")}
@@ -107,6 +108,7 @@ class ChromaStore(ChunkStore):
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
         self.catalog.mark_pending(record)
+        self._vectors = None
         self.collection.delete(where={"doc_id": record.doc_id})
         for start in range(0, len(chunks), _ADD_BATCH):
             part = chunks[start : start + _ADD_BATCH]
@@ -118,6 +120,7 @@ class ChromaStore(ChunkStore):
         self.catalog.complete(record, chunks, terms)
 
     def delete_document(self, doc_id: str) -> int:
+        self._vectors = None
         self.collection.delete(where={"doc_id": doc_id})
         return self.catalog.delete(doc_id)
 
@@ -133,17 +136,19 @@ class ChromaStore(ChunkStore):
 
     # --- search ------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[tuple[str, float]]:
-        total = self.collection.count()
-        if total == 0:
+        if self._vectors is None:
+            self._vectors = self.collection.count()
+        if self._vectors == 0:
             return []
         pending = set(self.pending())
         res = self.collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
-            n_results=min(k + (100 if pending else 0), total),
+            n_results=min(k + (100 if pending else 0), self._vectors),
             where=to_chroma_where(where) if where is not None else None,
-            include=["distances", "metadatas"],
+            include=["distances", "metadatas"] if pending else ["distances"],  # metadata only to skip pending docs
         )
-        ids, dists, metas = res["ids"][0], (res["distances"] or [[]])[0], (res["metadatas"] or [[]])[0]
+        ids, dists = res["ids"][0], (res["distances"] or [[]])[0]
+        metas = (res["metadatas"] or [[]])[0] if pending else [{}] * len(ids)
         out = [
             (i, 1.0 - float(d))
             for i, d, m in zip(ids, dists, metas, strict=True)
