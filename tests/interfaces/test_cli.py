@@ -90,7 +90,7 @@ def test_config_prints_settings_with_secrets_masked(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("GEUNGEO_EMBED_API_KEY", "sk-secret")
     res = runner.invoke(app, ["config", "--json"])
     values = json.loads(res.stdout)
-    assert values["top_k"] == 10 and values["rerank_top_k"] == 5 and values["rrf_k"] == 60
+    assert values["top_k"] == 10 and values["rerank_top_k"] == 5 and values["rrf_k"] == 20
     assert values["embed_api_key"] == "***" and "sk-secret" not in res.output
 
 

@@ -69,7 +69,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
-        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
+        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
         if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
             text = refusal_text(question, items, ex.missing)
             _emit(text)

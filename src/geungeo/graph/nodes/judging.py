@@ -19,19 +19,17 @@ def evidence_items(state: GraphState) -> list[EvidenceItem]:
     return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
 
 
-def agreement(items: list[EvidenceItem], state: GraphState) -> float:
-    """How strongly retrieval backs the best passage: its fused score relative to a perfect RRF score."""
-    if not items:
-        return 0.0
-    best = max(i.score for i in items if i.origin != "neighbour") if any(i.origin != "neighbour" for i in items) else 0.0
-    return min(1.0, best / (2.0 / 61))  # first in both rankings with RRF k=60 ≈ 2/61
+def agreement(items: list[EvidenceItem], rrf_k: int) -> float:
+    """How strongly retrieval backs the best passage: its fused score relative to ranking first in both lists."""
+    scores = [i.score for i in items if i.origin != "neighbour"]
+    return min(1.0, max(scores, default=0.0) / (2.0 / (rrf_k + 1)))
 
 
 def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
-        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, state))
+        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
         enough = ex.score >= ctx.settings.min_evidence_score and not ex.missing
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
