@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     top_k: int = Field(10, ge=1, le=200, description="Hits returned by a search.")
     rerank_top_k: int = Field(5, ge=1, le=100, description="Hits kept after reranking (answer graph).")
     candidate_k: int = Field(100, ge=1, le=2000, description="Candidates each retriever contributes to fusion.")
-    rrf_k: int = Field(20, ge=1, description="Reciprocal rank fusion constant k (Cormack et al. 2009 use 60; 20 measured best here).")
+    rrf_k: int = Field(
+        20, ge=1, description="Reciprocal rank fusion constant k (Cormack et al. 2009 use 60; 20 measured best here)."
+    )
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in RRF.")
     sparse_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in RRF.")
     scope_weight: float = Field(

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from geungeo.engine import Engine
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.state import GraphState
-from geungeo.llm.base import invoke_json, invoke_text, node_tag, stream_text
+from geungeo.llm.base import CallInfo, invoke_json, invoke_text, node_tag, stream_text
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
@@ -64,9 +64,7 @@ class GraphContext:
             timeout_s=self.settings.llm_timeout_s,
             fallback=fallback,
         )
-        tracker.calls += info.attempts
-        if info.fell_back:
-            tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
+        _account(tracker, info)
         return result, not info.fell_back
 
     def ask_text(self, tracker: Tracker, node: str, system: str, user: str, fallback: str = "") -> str:
@@ -78,9 +76,7 @@ class GraphContext:
             timeout_s=self.settings.llm_timeout_s,
             fallback=fallback,
         )
-        tracker.calls += info.attempts
-        if info.fell_back:
-            tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
+        _account(tracker, info)
         return text
 
     def stream(self, tracker: Tracker, node: str, system: str, user: str) -> Iterator[str]:
@@ -95,6 +91,13 @@ class GraphContext:
         tracker.calls += info.attempts
         if info.fell_back or info.truncated:
             tracker.notes.append(f"stream {'cut short' if info.truncated else 'failed'}: {', '.join(info.errors)}")
+
+
+def _account(tracker: Tracker, info: CallInfo) -> None:
+    """Count a call's attempts and note a fallback."""
+    tracker.calls += info.attempts
+    if info.fell_back:
+        tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
 
 
 NodeFn = Callable[[GraphState, GraphContext, Tracker], Update]
