@@ -7,8 +7,8 @@ cache ─hit──────────────────────�
                      judge ─insufficient (rounds left)→ retrieve          │
                            ─weak and web search on→ web_search → generate │
                            ─else→ generate → grounding                     │
-                     grounding ─failed→ regenerate → grounding | flag → grade
-                     grade ─below threshold→ improve → suggest | suggest → cache_store
+                     grounding ─failed→ regenerate → grounding | flag → review
+                     review (grade ∥ follow-up suggestions) ─below threshold→ improve → cache_store | cache_store
 … → remember → END ◄──────────────────────────────────────────────────┘
 """
 
@@ -42,9 +42,8 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
         "grounding": grading.grounding,
         "regenerate": grading.regenerate,
         "flag": grading.flag,
-        "grade": grading.grade,
+        "review": grading.review,
         "improve": grading.improve,
-        "suggest": grading.suggest,
         "cache_store": grading.cache_store,
         "remember": routing.remember,
     }
@@ -63,16 +62,15 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
         ("web_search", "generate"),
         ("generate", "grounding"),
         ("regenerate", "grounding"),
-        ("flag", "grade"),
-        ("improve", "suggest"),
-        ("suggest", "cache_store"),
+        ("flag", "review"),
+        ("improve", "cache_store"),
         ("cache_store", "remember"),
         ("remember", END),
     ]:
         g.add_edge(a, b)
     g.add_conditional_edges("judge", partial(judging.after_judge, ctx=ctx))
     g.add_conditional_edges("grounding", partial(grading.after_grounding, ctx=ctx))
-    g.add_conditional_edges("grade", partial(grading.after_grade, ctx=ctx))
+    g.add_conditional_edges("review", partial(grading.after_review, ctx=ctx))
     return g.compile(checkpointer=checkpointer)
 
 

@@ -48,7 +48,7 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
 
 
 def refusal_text(question: str, evidence: list[EvidenceItem], missing: list[str] | None = None) -> str:
-    """"근거 부족" with the closest passages and, when known, the figure they do not state."""
+    """ "근거 부족" with the closest passages and, when known, the figure they do not state."""
     near = ", ".join(dict.fromkeys(e.label for e in evidence[:3]))
     if answer_language(question) == "en":
         what = f" ({', '.join(m.split(' / ')[1] for m in missing)})" if missing else ""

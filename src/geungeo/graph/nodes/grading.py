@@ -3,6 +3,8 @@ follow-up suggestions and the cache write."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from pydantic import BaseModel
 
 from geungeo.graph.context import GraphContext, Tracker, Update
@@ -47,7 +49,7 @@ def after_grounding(state: GraphState, ctx: GraphContext) -> str:
         return "regenerate"
     if failed:
         return "flag"
-    return "grade"
+    return "review"
 
 
 def regenerate(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -82,11 +84,24 @@ def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"grade": verdict.model_dump()} if ok else {}
 
 
-def after_grade(state: GraphState, ctx: GraphContext) -> str:
+def review(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Grade the answer and draft follow-up questions at once: two independent LLM calls, one round."""
+    trackers = (Tracker(), Tracker())
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        graded = pool.submit(grade, state, ctx, trackers[0])
+        suggested = pool.submit(suggest, state, ctx, trackers[1])
+        update = {**graded.result(), **suggested.result()}
+    for t in trackers:
+        tracker.calls += t.calls
+        tracker.notes.extend(t.notes)
+    return update
+
+
+def after_review(state: GraphState, ctx: GraphContext) -> str:
     g = state.get("grade")
     if g and not state.get("improved") and Grade.model_validate(g).overall < ctx.settings.answer_grade_threshold:
         return "improve"
-    return "suggest"
+    return "cache_store"
 
 
 def improve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:

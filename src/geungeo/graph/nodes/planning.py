@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
@@ -66,40 +67,43 @@ class _LLMPlanWithVariations(_LLMPlan):
     sub_queries: list[_SubQueryWithVariations]  # type: ignore[assignment]
 
 
+HYDE_PROMPT = "질문에 답하는 법령 조문처럼 보이는 짧은 한국어 단락을 쓰세요. 설명 없이 단락만."
+
+
 def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """The LLM's plan (falling back to the rules' plan); for a vague question a HyDE passage is
+    written at the same time, in its own call, and searched as one more rewrite."""
     question = state.get("standalone") or state["question"]
     s = ctx.settings
     fallback = rules_plan(question, ctx, s.max_sub_queries)
     if ctx.extractive:
         return {"plan": fallback.model_dump()}
     prompt = PLANNER_PROMPT.replace("{n}", str(s.query_variations)).replace("{m}", str(s.max_sub_queries))
-    reply, ok = ctx.ask_json(
-        tracker,
-        "planner",
-        prompt,
-        question,
-        _LLMPlanWithVariations,
-        _LLMPlanWithVariations(normalized_query=question, sub_queries=[]),
-    )
-    if not ok or not reply.sub_queries:
-        return {"plan": fallback.model_dump()}
-    subs = sorted(reply.sub_queries, key=lambda sq: sq.priority)[: s.max_sub_queries]
-    rewrites = [v for sq in subs for v in sq.variations[: s.query_variations]] + fallback.rewrites
-    plan = QueryPlan(
-        normalized_query=reply.normalized_query or question,
-        intent=reply.intent,
-        answer_style=reply.answer_style,
-        constraints=reply.constraints,
-        sub_queries=[SubQuery(text=sq.text, priority=sq.priority) for sq in subs],
-        rewrites=rewrites,
-        audience=fallback.audience,
-        planned_by="llm",
-    )
-    if s.enable_hyde and _VAGUE.match(question):
-        passage = ctx.ask_text(
-            tracker, "hyde", "질문에 답하는 법령 조문처럼 보이는 짧은 한국어 단락을 쓰세요. 설명 없이 단락만.", question
+    empty = _LLMPlanWithVariations(normalized_query=question, sub_queries=[])
+    hyde_tracker = Tracker()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hyde = (
+            pool.submit(ctx.ask_text, hyde_tracker, "hyde", HYDE_PROMPT, question)
+            if s.enable_hyde and _VAGUE.match(question)
+            else None
         )
-        if passage:
-            plan.rewrites.append(passage)
-            tracker.notes.append("hyde")
+        reply, ok = ctx.ask_json(tracker, "planner", prompt, question, _LLMPlanWithVariations, empty)
+        passage = hyde.result() if hyde is not None else ""
+    tracker.calls += hyde_tracker.calls
+    tracker.notes.extend(hyde_tracker.notes + (["hyde"] if passage else []))
+    plan = fallback
+    if ok and reply.sub_queries:
+        subs = sorted(reply.sub_queries, key=lambda sq: sq.priority)[: s.max_sub_queries]
+        plan = QueryPlan(
+            normalized_query=reply.normalized_query or question,
+            intent=reply.intent,
+            answer_style=reply.answer_style,
+            constraints=reply.constraints,
+            sub_queries=[SubQuery(text=sq.text, priority=sq.priority) for sq in subs],
+            rewrites=[v for sq in subs for v in sq.variations[: s.query_variations]] + fallback.rewrites,
+            audience=fallback.audience,
+            planned_by="llm",
+        )
+    if passage:
+        plan.rewrites.append(passage)
     return {"plan": plan.model_dump()}
