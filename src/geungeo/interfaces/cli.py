@@ -391,3 +391,20 @@ def _print_scores(groups: dict[str, Any], caption: str) -> None:
 def main() -> None:
     """Entry point of the ``geungeo`` script."""
     app()
+
+
+@app.command()
+def mcp(
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")] = False,
+    host: Annotated[str, typer.Option(help="Address to bind with --http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port with --http.")] = 8765,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve geungeo's tools over MCP for desktop assistants (stdio by default). MCP 서버.
+
+    Tools: search_documents, get_article, get_document_outline, answer.
+    """
+    from geungeo.interfaces.mcp_server import main as serve_mcp
+
+    with _user_errors():
+        serve_mcp(http=http, host=host, port=port, settings=Settings(data_dir=data_dir) if data_dir else None)
