@@ -84,6 +84,10 @@ def test_structural_request_is_answered_from_the_store(runner: QueryRunner) -> N
     assert answer.route == "structural" and answer.llm_calls == 0
     assert "15일의 유급휴가" in answer.answer and "1개월 개근" in answer.answer
     assert "공포한 날" not in runner.run("휴가보장법 제1조").answer  # never the 부칙's 제1조
+    events = list(runner.stream("휴가보장법 제2장"))
+    streamed = "".join(e["text"] for e in events if e["type"] == "token")
+    assert streamed.split() == events[-1]["answer"].answer.split() and "제4조" in streamed
+    assert [c.label for c in events[-1]["answer"].citations] == ["휴가보장법 제4조"]
 
 
 def test_greeting_gets_a_direct_reply_without_retrieval(runner: QueryRunner) -> None:

@@ -6,6 +6,7 @@ that nodes themselves only do their work.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from geungeo.engine import Engine
@@ -98,6 +100,13 @@ def _account(tracker: Tracker, info: CallInfo) -> None:
     tracker.calls += info.attempts
     if info.fell_back:
         tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
+
+
+def emit_tokens(text: str) -> None:
+    """Stream a text produced all at once (extractive, structural, canned) as word tokens."""
+    writer = get_stream_writer()
+    for piece in re.findall(r"\S+\s*", text):
+        writer({"type": "token", "text": piece})
 
 
 NodeFn = Callable[[GraphState, GraphContext, Tracker], Update]

@@ -6,7 +6,7 @@ import re
 
 from langgraph.config import get_stream_writer
 
-from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.extractive import extract
 from geungeo.graph.models import REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.nodes.judging import agreement, evidence_items
@@ -59,12 +59,6 @@ def refusal_text(question: str, evidence: list[EvidenceItem], missing: list[str]
     return f"{REFUSAL}: 등록된 문서에서 이 질문에 답하는 내용{what}을 찾지 못했습니다.{tail}"
 
 
-def _emit(text: str) -> None:
-    writer = get_stream_writer()
-    for piece in re.findall(r"\S+\s*", text):
-        writer({"type": "token", "text": piece})
-
-
 def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: bool = False, feedback: str = "") -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
@@ -72,11 +66,11 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
         ex = extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
         if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
             text = refusal_text(question, items, ex.missing)
-            _emit(text)
+            emit_tokens(text)
             return {"answer": text, "refused": True, "citations": [], "removed_citations": 0, "mode": "extractive"}
         lead = "Relevant provisions (quoted from the documents):" if answer_language(question) == "en" else "문서에 따르면:"
         text = ex.render(lead)
-        _emit(text)
+        emit_tokens(text)
         answer, citations, removed = validate_citations(text, items)
         return {
             "answer": answer,

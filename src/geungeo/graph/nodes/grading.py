@@ -122,7 +122,7 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     cited = {c["chunk_id"] for c in state.get("citations", [])}
     others = [i for i in items if i.chunk_id not in cited and i.article] or items
-    rules = list(dict.fromkeys(f"{i.header.split(' ', 1)[-1] if i.article else i.label}의 내용은?" for i in others))[:3]
+    rules = list(dict.fromkeys(f"{i.label} 내용" for i in others))[:3]  # each one a structural request
     if ctx.extractive or not items:
         return {"suggestions": rules}
     listing = "\n".join(f"- {i.header}" for i in items)

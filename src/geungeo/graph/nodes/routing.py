@@ -8,7 +8,7 @@ from typing import Literal
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
-from geungeo.graph.context import GraphContext, Tracker, Update
+from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.models import Citation, EvidenceItem
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import query_terms
@@ -90,10 +90,12 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     if ctx.extractive:
+        emit_tokens(SIMPLE_REPLY)
         return {"answer": SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
     text = ctx.ask_text(
         tracker, "simple", "친절하고 짧게 답하세요. 문서 내용은 지어내지 마세요.", state["question"], SIMPLE_REPLY
     )
+    emit_tokens(text or SIMPLE_REPLY)
     return {"answer": text or SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
 
 
@@ -104,10 +106,13 @@ def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
     evidence: list[EvidenceItem] = []
     for n, chunk in enumerate(ctx.engine.store.get([cid for c in result.citations for cid in c.chunk_ids]), start=1):
         evidence.append(EvidenceItem.from_chunk(n, chunk, 1.0, origin="structural"))
-    citations = [Citation.of(e) for e in evidence[:1]] if result.found else []
+    first_chunk = {c.chunk_ids[0]: c for c in result.citations if c.chunk_ids}
+    citations = [Citation.of(e) for e in evidence if e.chunk_id in first_chunk] if result.found else []
     tracker.notes.append(result.kind if result.found else "not found")
+    text = result.text if result.found else result.message
+    emit_tokens(text)
     return {
-        "answer": result.text if result.found else result.message,
+        "answer": text,
         "refused": not result.found,
         "evidence": [e.model_dump() for e in evidence],
         "citations": [c.model_dump() for c in citations],
