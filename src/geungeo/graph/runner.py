@@ -34,6 +34,7 @@ StreamEvent = dict[str, Any]
 
 _TURN_RESET: dict[str, Any] = {
     "route": "",
+    "structural": None,
     "standalone": "",
     "plan": {},
     "iteration": 0,

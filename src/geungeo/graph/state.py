@@ -20,6 +20,7 @@ class GraphState(TypedDict, total=False):
     route: str
     standalone: str
     plan: dict[str, Any]
+    structural: dict[str, Any] | None  # the structural lookup the router found
     # retrieval loop
     iteration: int
     queries_done: list[str]

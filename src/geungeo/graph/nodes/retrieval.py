@@ -43,7 +43,7 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             old = pool_by_id.get(hit.chunk.id)
             if old is None or old["score"] < score:
                 pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, score).model_dump()
-            elif old is not None:
+            else:
                 old["score"] += 0.25 * score  # found again by another query: a little more support
     tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
     return {

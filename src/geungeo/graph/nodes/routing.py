@@ -12,7 +12,6 @@ from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.models import Citation, EvidenceItem
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import query_terms
-from geungeo.retrieval.structural import parse_structural
 
 _GREETING = re.compile(
     r"^\s*(안녕|안뇽|하이|ㅎㅇ|반가워|고마워|감사(합니다|해요)?|수고|좋은 (아침|하루)"
@@ -63,8 +62,16 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     previous = _previous_questions(state)
     if not ctx.settings.enable_query_routing:
         return {"route": "rag_required", "standalone": question}
-    if parse_structural(question) is not None and ctx.structural.answer(question) is not None:
-        return {"route": "structural", "standalone": question}
+    found = ctx.structural.answer(question)  # None unless the question is a structural request
+    if found is not None:
+        lookup = {
+            "kind": found.kind,
+            "text": found.text if found.found else found.message,
+            "found": found.found,
+            "chunk_ids": [cid for c in found.citations for cid in c.chunk_ids],
+            "cited": [c.chunk_ids[0] for c in found.citations if c.chunk_ids],
+        }
+        return {"route": "structural", "standalone": question, "structural": lookup}
     if _GREETING.match(question):
         return {"route": "simple", "standalone": question}
     follow_up = bool(previous) and bool(_FOLLOW_UP.search(question))
@@ -100,22 +107,18 @@ def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upd
 
 
 def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    result = ctx.structural.answer(state["question"])
-    if result is None:  # pragma: no cover - the router only sends parsed requests here
-        return {"route": "rag_required"}
-    evidence: list[EvidenceItem] = []
-    for n, chunk in enumerate(ctx.engine.store.get([cid for c in result.citations for cid in c.chunk_ids]), start=1):
-        evidence.append(EvidenceItem.from_chunk(n, chunk, 1.0, origin="structural"))
-    first_chunk = {c.chunk_ids[0]: c for c in result.citations if c.chunk_ids}
-    citations = [Citation.of(e) for e in evidence if e.chunk_id in first_chunk] if result.found else []
-    tracker.notes.append(result.kind if result.found else "not found")
-    text = result.text if result.found else result.message
-    emit_tokens(text)
+    """The router's structural lookup as the answer, its chunks as evidence, one citation per article."""
+    lookup = state.get("structural") or {}
+    chunks = ctx.engine.store.get(lookup["chunk_ids"])
+    evidence = [EvidenceItem.from_chunk(n, c, 1.0, origin="structural") for n, c in enumerate(chunks, start=1)]
+    cited = set(lookup["cited"]) if lookup["found"] else set()
+    tracker.notes.append(lookup["kind"] if lookup["found"] else "not found")
+    emit_tokens(lookup["text"])
     return {
-        "answer": text,
-        "refused": not result.found,
+        "answer": lookup["text"],
+        "refused": not lookup["found"],
         "evidence": [e.model_dump() for e in evidence],
-        "citations": [c.model_dump() for c in citations],
+        "citations": [Citation.of(e).model_dump() for e in evidence if e.chunk_id in cited],
     }
 
 
