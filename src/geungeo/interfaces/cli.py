@@ -26,7 +26,8 @@ app = typer.Typer(
     name="geungeo",
     help=(
         "근거 geungeo — grounded search over Korean documents (statutes, 규정집 HWPX, HWP, PDF, DOCX).\n\n"
-        "Start with `geungeo ingest ../shared/corpus`, then `geungeo search \"연차 유급휴가는 며칠?\"`. "
+        "Start with `geungeo ingest ../shared/corpus`, then `geungeo ask \"연차 유급휴가는 며칠?\"` (a cited answer) "
+        "or `geungeo search …` (the passages). "
         "Settings come from GEUNGEO_* environment variables or a .env file: see `geungeo config`."
     ),
     no_args_is_help=True,
