@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from geungeo.graph.models import EvidenceItem
 from geungeo.retrieval.expansion import Lexicon, query_terms
@@ -57,6 +58,20 @@ class Extract:
     sentences: list[Sentence]
     score: float
     missing: list[str]
+
+    def to_state(self) -> dict[str, Any]:
+        """A plain form for the graph state (the judge extracts, generation renders)."""
+        return {
+            "score": self.score,
+            "missing": self.missing,
+            "sentences": [[s.item.n, s.text, s.coverage] for s in self.sentences],
+        }
+
+    @classmethod
+    def from_state(cls, data: dict[str, Any], evidence: Sequence[EvidenceItem]) -> Extract:
+        by_n = {item.n: item for item in evidence}
+        sentences = [Sentence(by_n[n], text, coverage) for n, text, coverage in data["sentences"] if n in by_n]
+        return cls(sentences, data["score"], list(data["missing"]))
 
     def render(self, lead: str = "") -> str:
         """The answer text: sentences grouped by evidence item, each group followed by its citation."""

@@ -42,6 +42,7 @@ _TURN_RESET: dict[str, Any] = {
     "candidates": [],
     "evidence": [],
     "sufficiency": {},
+    "extract": None,
     "answer": "",
     "refused": False,
     "mode": "extractive",

@@ -27,6 +27,7 @@ class GraphState(TypedDict, total=False):
     candidates: list[dict[str, Any]]  # EvidenceItem dicts, accumulated without duplicates
     evidence: list[dict[str, Any]]  # reranked, what generation may cite
     sufficiency: dict[str, Any]
+    extract: dict[str, Any] | None  # extractive mode: the judge's chosen sentences, reused by generation
     # answer
     answer: str
     refused: bool

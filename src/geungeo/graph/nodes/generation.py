@@ -7,7 +7,7 @@ import re
 from langgraph.config import get_stream_writer
 
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.extractive import extract
+from geungeo.graph.extractive import Extract, extract
 from geungeo.graph.models import REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.nodes.judging import agreement, evidence_items
 from geungeo.graph.state import GraphState
@@ -63,7 +63,12 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
-        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
+        done = state.get("extract")  # the judge's extraction over this same evidence
+        ex = (
+            Extract.from_state(done, items)
+            if done
+            else extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
+        )
         if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
             text = refusal_text(question, items, ex.missing)
             emit_tokens(text)

@@ -34,7 +34,7 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
         judged = Sufficiency(score=ex.score, verdict=verdict, missing=ex.missing, judged_by="evidence")
-        return {"sufficiency": judged.model_dump()}
+        return {"sufficiency": judged.model_dump(), "extract": ex.to_state()}
     listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
     fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")
     reply, _ = ctx.ask_json(tracker, "judge", JUDGE_PROMPT, f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
@@ -81,4 +81,4 @@ def web_search(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
             ).model_dump()
         )
     tracker.notes.append(f"{len(results)} web results")
-    return {"evidence": evidence}
+    return {"evidence": evidence, "extract": None}  # new evidence: extract again
