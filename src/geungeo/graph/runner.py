@@ -82,7 +82,7 @@ class QueryRunner:
             settings=settings,
             llm=self.llm if not isinstance(self.llm, str) else None,
             lexicon=load_lexicon(settings.lexicon_path),
-            structural=StructuralLookup(self.engine.store),
+            structural=StructuralLookup(self.engine.store, self.engine.retriever.documents),
             cache=self.cache if settings.cache_enabled else None,
         )
 

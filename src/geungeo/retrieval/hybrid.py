@@ -13,7 +13,7 @@ from geungeo.errors import QueryError
 from geungeo.retrieval.expansion import load_lexicon, query_terms
 from geungeo.retrieval.filters import And, Filter, In
 from geungeo.retrieval.rrf import rrf
-from geungeo.retrieval.scope import DocumentScope
+from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
@@ -45,14 +45,10 @@ class HybridRetriever:
     store: ChunkStore
     embedder: Embedder
     settings: Settings
-    _scope: tuple[int, DocumentScope] | None = field(default=None, init=False, repr=False)
+    documents: StoredDocuments = field(init=False, repr=False)
 
-    def scope(self) -> DocumentScope:
-        """The document-name matcher over the stored documents (rebuilt when the store changed)."""
-        size = self.store.count()
-        if self._scope is None or self._scope[0] != size:
-            self._scope = (size, DocumentScope.build(self.store.documents()))
-        return self._scope[1]
+    def __post_init__(self) -> None:
+        self.documents = StoredDocuments(self.store)
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query vector (embedding is the slow part of a search; callers may reuse it)."""
@@ -71,7 +67,7 @@ class HybridRetriever:
         q = check_query(query, self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
-        named = self.scope().named(q) if self.settings.scope_weight > 0 else set()
+        named = self.documents.current()[1].named(q) if self.settings.scope_weight > 0 else set()
         scoped: Filter | None = In("doc_id", tuple(sorted(named))) if named else None
         if scoped is not None and where is not None:
             scoped = And((where, scoped))

@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from geungeo.text.normalize import nfc
 from geungeo.types import DocumentRecord
+
+if TYPE_CHECKING:
+    from geungeo.stores.base import ChunkStore
 
 _MIN_ALIAS = 3
 _DROP_PREFIXES = ("동의대학교",)
@@ -80,3 +84,21 @@ class DocumentScope:
         for code in _CODE.findall(nfc(query)):
             found |= self.by_code.get(code, set())
         return found
+
+
+class StoredDocuments:
+    """A store's documents (by code, title) and their name matcher, rebuilt when the store's chunk count changes.
+
+    Shared by retrieval (document scoping) and the structural lookups, so both see the same snapshot.
+    """
+
+    def __init__(self, store: ChunkStore) -> None:
+        self.store = store
+        self._cache: tuple[int, list[DocumentRecord], DocumentScope] | None = None
+
+    def current(self) -> tuple[list[DocumentRecord], DocumentScope]:
+        size = self.store.count()
+        if self._cache is None or self._cache[0] != size:
+            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
+            self._cache = (size, docs, DocumentScope.build(docs))
+        return self._cache[1], self._cache[2]

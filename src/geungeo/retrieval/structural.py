@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from geungeo.retrieval.scope import DocumentScope, name_key
+from geungeo.retrieval.scope import StoredDocuments, name_key
 from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
 from geungeo.text.structure import DIVISION, article_label, parse_article_head
@@ -358,21 +358,13 @@ _BUILDERS: dict[Kind, Callable[[StructuralRequest, DocumentRecord, list[Chunk]],
 class StructuralLookup:
     """Answers structural requests from a :class:`ChunkStore`, without any model."""
 
-    def __init__(self, store: ChunkStore) -> None:
+    def __init__(self, store: ChunkStore, documents: StoredDocuments | None = None) -> None:
         self.store = store
-        self._cache: tuple[int, list[DocumentRecord], DocumentScope] | None = None
-
-    def _catalog(self) -> tuple[list[DocumentRecord], DocumentScope]:
-        """Stored documents and their name matcher (rebuilt when the store changed)."""
-        size = self.store.count()
-        if self._cache is None or self._cache[0] != size:
-            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
-            self._cache = (size, docs, DocumentScope.build(docs))
-        return self._cache[1], self._cache[2]
+        self.documents = documents or StoredDocuments(store)
 
     def _resolve(self, request: StructuralRequest) -> list[DocumentRecord]:
         """The documents the request names (every document when it names none)."""
-        docs, scope = self._catalog()
+        docs, scope = self.documents.current()
         if request.code:
             ids = scope.by_code.get(request.code, set())
         elif request.name:
@@ -384,7 +376,7 @@ class StructuralLookup:
         return titled or picked
 
     def _unknown(self, request: StructuralRequest) -> StructuralAnswer:
-        docs, _ = self._catalog()
+        docs, _ = self.documents.current()
         if not request.subject:
             return _not_found(request, "저장된 문서가 없습니다", "the store holds no documents")
         titles = {name_key(d.title): d.title for d in docs}
