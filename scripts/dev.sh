@@ -2,7 +2,7 @@
 # geungeo developer entry point: setup | demo | test | lock
 #   setup  create .venv and install the locked dependencies and geungeo itself
 #   demo   setup, ingest ../shared/corpus (or the bundled sample) and run a Korean search
-#   test   setup, then ruff, mypy and pytest (what CI runs)
+#   test   setup (and chromium for the web UI's browser test), then ruff, mypy and pytest (what CI runs)
 #   lock   regenerate requirements.lock from pyproject.toml in a scratch venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +34,26 @@ demo() {
   "$VENV/bin/geungeo" ask "교원이 휴직할 수 있는 경우는?"
 }
 
+# The web UI's browser test drives Debian's chromium (headless; skipped without it); a Korean font makes its
+# screenshot legible. Installed quietly when missing and this is root with apt-get; otherwise a note, never a failure.
+browser_deps() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=ko 2>/dev/null)" ]; then missing+=(fonts-nanum); fi
+  if [ "${#missing[@]}" -eq 0 ]; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${missing[*]} for the web UI browser test (apt-get)"
+    { apt-get update -q >/dev/null 2>&1 \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } \
+      || echo "note: apt-get could not install ${missing[*]}: the web UI browser test may be skipped" >&2
+  else
+    echo "note: ${missing[*]} missing (apt-get needs root): the web UI browser test is skipped without chromium" >&2
+  fi
+}
+
 run_tests() {
   setup
+  browser_deps
   "$VENV/bin/ruff" check src tests benchmarks
   "$VENV/bin/mypy"
   "$VENV/bin/pytest" "$@"

@@ -47,10 +47,16 @@ class Engine:
         self.store.close()
 
 
+def index_terms_id(settings: Settings) -> str:
+    """What decides a chunk's index terms and vectors besides the models: a store built otherwise needs a rebuild."""
+    context = "" if settings.chunk_context == "off" else f"/context-{settings.chunk_context}"
+    return f"{tokenizer_id()}/header{settings.header_weight}{context}"
+
+
 def build_engine(settings: Settings | None = None) -> Engine:
     """Build the engine the settings describe (creates the data directory if needed)."""
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     embedder: Embedder = CachedEmbedder(get_embedder(settings), settings.data_dir / "cache" / "embeddings.sqlite")
-    store = open_store(settings, IndexSignature(embedder.name, embedder.dim, f"{tokenizer_id()}/header{settings.header_weight}"))
+    store = open_store(settings, IndexSignature(embedder.name, embedder.dim, index_terms_id(settings)))
     return Engine(settings, store, embedder, HybridRetriever(store, embedder, settings))

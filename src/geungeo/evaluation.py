@@ -11,6 +11,7 @@ question is right at k when any target matches in the top k (all, with ``need_al
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,9 +98,12 @@ def target_matches(target: Mapping[str, Any], evidence: str | None, chunk: Chunk
     return True
 
 
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
+
+
 def _loose(text: str) -> str:
-    """Text for evidence containment: whitespace and table-cell separators removed."""
-    return squash(text).replace("|", "")
+    """Text for evidence containment: whitespace, table rules (``|---|``) and cell separators removed."""
+    return squash(_TABLE_RULE.sub("", text)).replace("|", "")
 
 
 def first_correct_rank(q: Question, chunks: Sequence[Chunk]) -> int | None:

@@ -54,6 +54,12 @@ class Settings(BaseSettings):
         "", description="JSON file of everyday→legal synonyms and audience cues (empty: the bundled lexicon)."
     )
     query_expansion: bool = Field(True, description="Add the lexicon's legal terms to the lexical query.")
+    english_glossary: bool = Field(
+        True, description="English questions: add the Korean terms of the bundled English→Korean glossary to the lexical query."
+    )
+    glossary_path: str = Field(
+        "", description="JSON file of English→Korean domain terms (empty: the bundled glossary_en_ko.json)."
+    )
     bm25_k1: float = Field(1.2, gt=0.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5 measured best on the shared sets).")
     max_query_chars: int = Field(2000, ge=10, description="Longer queries are rejected with a clear error.")
@@ -61,6 +67,15 @@ class Settings(BaseSettings):
     # --- chunking ----------------------------------------------------------
     chunk_size: int = Field(1200, ge=100, description="Target chunk length in characters.")
     chunk_overlap: int = Field(100, ge=0, description="Overlap in characters when plain text must be cut.")
+    chunk_context: Literal["off", "sparse", "all"] = Field(
+        "off",
+        description="Contextualised chunk text: a line with the document title, section path and table caption added "
+        "to what BM25 indexes (sparse) or to what BM25 and the embedder see (all; re-embeds everything). "
+        "Measured in benchmarks/reports/multimodal.md.",
+    )
+    page_images: bool = Field(
+        True, description="Render PDF pages to PNG at ingestion for answers that cite a page (data_dir/page_images)."
+    )
 
     # --- answer graph ------------------------------------------------------
     enable_query_routing: bool = Field(True, description="Route greetings, follow-ups and retrieval questions apart.")
@@ -87,6 +102,14 @@ class Settings(BaseSettings):
     answer_grader_enabled: bool = Field(True, description="Grade completeness, relevance, clarity, accuracy.")
     answer_grade_threshold: float = Field(0.6, ge=0.0, le=1.0, description="Below this, one improved regeneration.")
     suggestions_enabled: bool = Field(True, description="Offer 2-3 follow-up questions from the retrieved documents.")
+    mode: Literal["graph", "agent"] = Field(
+        "graph",
+        description="graph: the answer graph. agent: a tool-calling chat model searches and looks up articles itself "
+        "(needs an LLM that can call tools; otherwise the graph answers).",
+    )
+    agent_max_steps: int = Field(
+        6, ge=1, le=20, description="Most tool-calling turns of the agent before it answers from what it found."
+    )
 
     # --- embeddings --------------------------------------------------------
     embed_provider: EmbedProvider = Field(
@@ -127,6 +150,10 @@ class Settings(BaseSettings):
     api_cors_origins: str = Field("", description="Comma-separated origins allowed by CORS ('*': any; empty: CORS off).")
     api_host: str = Field("127.0.0.1", description="Address `geungeo serve` binds to.")
     api_port: int = Field(8000, ge=1, le=65535, description="Port `geungeo serve` listens on.")
+
+    # --- web UI ------------------------------------------------------------
+    ui_mount_path: str = Field("/ui", description="Path of the web UI inside `geungeo serve` (empty: not mounted).")
+    ui_port: int = Field(7860, ge=1, le=65535, description="Port `geungeo ui` listens on (host: api_host).")
 
     @field_validator("data_dir")
     @classmethod

@@ -2,12 +2,65 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Category = Literal["title", "heading", "paragraph", "table", "list", "article", "addendum", "attachment", "figure"]
 DocKind = Literal["law", "regulation", "pdf", "hwp", "hwpx", "docx", "pptx", "html", "text"]
 MetaValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as a structured entity: optional caption, one header row and the body rows.
+
+    Loaders build it with :meth:`from_rows` from cell texts (merged cells already resolved);
+    :meth:`markdown` is the text rendering that retrieval indexes, and :meth:`to_json` is what
+    chunk metadata keeps so answers can point at the table's rows.
+    """
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...] = ()
+    caption: str | None = None
+
+    @classmethod
+    def from_rows(cls, rows: list[list[str]], caption: str | None = None) -> Table | None:
+        """The first non-empty row is the header; empty rows are dropped; None when nothing is left."""
+        cleaned = [tuple(" ".join(cell.split()) for cell in row) for row in rows]
+        cleaned = [row for row in cleaned if any(row)]
+        if not cleaned:
+            return None
+        return cls(header=cleaned[0], rows=tuple(cleaned[1:]), caption=caption or None)
+
+    @property
+    def width(self) -> int:
+        return max([len(self.header), *(len(r) for r in self.rows)])
+
+    def markdown(self, rows: tuple[tuple[str, ...], ...] | None = None) -> str:
+        """A Markdown table (caption line first when there is one); ``rows`` picks a slice of the body."""
+
+        def line(cells: tuple[str, ...]) -> str:
+            padded = list(cells) + [""] * (self.width - len(cells))
+            return "| " + " | ".join(c.replace("|", "\\|") for c in padded) + " |"
+
+        body = self.rows if rows is None else rows
+        lines = [f"{self.caption}"] if self.caption else []
+        lines += [line(self.header), "|" + "---|" * self.width]
+        lines += [line(r) for r in body]
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        return json.dumps({"caption": self.caption, "header": self.header, "rows": self.rows}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str) -> Table:
+        data: dict[str, Any] = json.loads(raw)
+        return cls(
+            header=tuple(data.get("header") or ()),
+            rows=tuple(tuple(r) for r in data.get("rows") or ()),
+            caption=data.get("caption"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +71,8 @@ class Element:
     Statute-like documents emit one ``article`` element per 조, with ``article`` set to the
     normalised number (``제43조의2``) and ``article_title`` to its title; 부칙 text comes as
     ``addendum`` elements and 별표/서식 as ``attachment`` elements named by ``attachment``.
+    A ``table`` element carries its structured :class:`Table` in ``table`` and its Markdown
+    rendering in ``text``.
     """
 
     text: str
@@ -27,6 +82,7 @@ class Element:
     article: str | None = None
     article_title: str | None = None
     attachment: str | None = None
+    table: Table | None = None
 
 
 @dataclass(slots=True)
@@ -84,6 +140,28 @@ class Chunk:
     def indexed_text(self) -> str:
         """What dense and sparse indexes see: the header gives every chunk its context."""
         return f"{self.header}\n{self.text}" if self.header else self.text
+
+    @property
+    def context(self) -> str:
+        """Where the chunk sits, beyond its header: document title, section path, table caption."""
+        from geungeo.text.normalize import squash
+
+        seen = squash(f"{self.header}\n{self.text}")
+        parts: list[str] = []
+        for value in (self.meta.get("doc"), self.meta.get("chapter"), _caption(self.meta.get("table"))):
+            if isinstance(value, str) and value.strip() and squash(value) not in seen:
+                parts.append(value.strip())
+                seen += squash(value)
+        return " › ".join(parts)
+
+    def contextual_text(self) -> str:
+        """The indexed text with the context line after the header (contextualised chunk text)."""
+        context = self.context
+        return f"{self.header}\n{context}\n{self.text}" if context else self.indexed_text
+
+
+def _caption(table_json: MetaValue) -> str | None:
+    return Table.from_json(table_json).caption if isinstance(table_json, str) and table_json else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,3 +32,29 @@ def test_a_figure_the_passages_do_not_state_is_reported_missing() -> None:
     assert missing_details("고령자는 만 몇 세 이상인가요?", EVIDENCE) == ["나이 / age"]
     assert missing_details("연차휴가는 며칠인가요?", EVIDENCE) == []
     assert missing_details("How old must I be?", EVIDENCE) == ["나이 / age"]
+
+
+def test_table_rows_become_sentences_that_name_their_cells() -> None:
+    text = (
+        "[별표 2] 학위의 종류\n| 과정 | 학위 |\n|---|---|\n| 학사 | 문학사 |\n| 석사 | 문학석사 \\| 이학석사 |\n"
+        "② 그 밖은 총장이 정한다."
+    )
+    assert split_sentences(text) == [
+        "[별표 2] 학위의 종류",
+        "과정: 학사, 학위: 문학사",
+        "과정: 석사, 학위: 문학석사 | 이학석사",
+        "② 그 밖은 총장이 정한다.",
+    ]
+
+
+def test_a_table_question_quotes_the_right_row() -> None:
+    table = _item(1, "학칙 별표 2", "| 과정 | 학위 |\n|---|---|\n| 학사 | 문학사 |\n| 박사 | 철학박사 |")
+    ex = extract("박사과정은 어떤 학위를 받나요?", [table], load_lexicon())
+    assert ex.sentences[0].text == "과정: 박사, 학위: 철학박사"
+
+
+def test_english_question_scores_on_its_korean_glossary_terms() -> None:
+    lexicon = load_lexicon()
+    ex = extract("How many days of annual paid leave does a worker get?", EVIDENCE, lexicon)
+    assert ex.sentences and ex.sentences[0].item.label == "법 제2조" and ex.score > 0.3
+    assert extract("How many days of annual paid leave does a worker get?", EVIDENCE, load_lexicon("", None)).score < ex.score

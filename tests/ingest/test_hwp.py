@@ -45,11 +45,21 @@ def test_section_markers_give_heading_paths(plan: Document) -> None:
 
 
 def test_table_rows_come_out_in_order(plan: Document) -> None:
-    schedule = next(e for e in plan.elements if e.category == "table" and "2019 | 2020 | 2021 | 2022" in e.text)
-    lines = schedule.text.split("\n")
-    assert lines[0] == "추진 과제 |  | 추진일정 | 관계 부처"
-    assert lines.index("2019 | 2020 | 2021 | 2022") == 1
-    assert any(line.startswith("1. 선제적·통합적 대국민 서비스 혁신") for line in lines)
+    schedule = next(e for e in plan.elements if e.category == "table" and "| 2019 | 2020 | 2021 | 2022 |" in e.text)
+    assert schedule.table is not None and schedule.path == ("참고 2 주요 과제별·연도별 추진일정",)
+    # row-spanning cells (추진 과제, 관계 부처) repeat in every row they span
+    assert schedule.table.header == ("추진 과제", "", "추진일정", "관계 부처")
+    assert schedule.table.rows[0] == ("추진 과제", "", "2019", "2020", "2021", "2022", "관계 부처")
+    assert schedule.table.rows[2] == ("1. 선제적·통합적 대국민 서비스 혁신", "", "")
+    assert schedule.text.split("\n")[:2] == ["| 추진 과제 |  | 추진일정 | 관계 부처 |" + "  |" * 8, "|" + "---|" * 12]
+
+
+def test_layout_boxes_read_as_text(plan: Document) -> None:
+    """One-row banners and a title over one block of text are boxes, not tables."""
+    assert not any(e.category == "table" and "로드맵 핵심 내용" in e.text for e in plan.elements)
+    box = next(e for e in plan.elements if e.text.startswith("< 행복출산 원스톱 서비스 사례 >"))
+    assert box.category == "paragraph" and box.text.split("\n")[1].startswith("ㅇ 양육수당, 아동수당 등")
+    assert [e.category for e in plan.elements].count("table") == 2
 
 
 def test_gold_evidence_is_in_the_text(plan: Document) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -15,7 +16,7 @@ from geungeo.errors import LoaderError
 from geungeo.ingest import load_file
 from geungeo.ingest.hwpx import ContentsEntry, load_hwpx, read_contents
 from geungeo.text.normalize import squash
-from geungeo.types import Document, Element
+from geungeo.types import Document, Element, Table
 from tests.conftest import CORPUS, QUESTIONS, need_shared
 
 BOOK = "규정집9-349(20251202).hwpx"
@@ -29,13 +30,18 @@ STRUCTURAL_GOLD_ERRATA = {
 }
 
 
-@pytest.fixture(scope="module")
-def parsed() -> tuple[list[Document], float]:
-    """The whole book, parsed once, and the seconds it took."""
-    need_shared()
+@functools.cache
+def load_book() -> tuple[list[Document], float]:
+    """The whole book, parsed once per test session (other modules reuse it), and the seconds it took."""
     started = time.perf_counter()
     docs = load_file(CORPUS / "regulations" / BOOK)
     return docs, time.perf_counter() - started
+
+
+@pytest.fixture(scope="module")
+def parsed() -> tuple[list[Document], float]:
+    need_shared()
+    return load_book()
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +54,9 @@ def book(parsed: tuple[list[Document], float]) -> dict[str, Document]:
 def contents() -> list[ContentsEntry]:
     need_shared()
     return read_contents(CORPUS / "regulations" / BOOK)
+
+
+TABLE_RULE = re.compile(r"^\|(?:---\|)+$", re.M)  # the Markdown line under a table's header row
 
 
 def articles(doc: Document, label: str) -> list[Element]:
@@ -171,7 +180,8 @@ def test_each_article_is_one_element(book: dict[str, Document]) -> None:
     (article,) = articles(refund, "제3조")
     table = refund.elements[refund.elements.index(article) + 1]
     assert (table.category, table.article) == ("table", "제3조")
-    assert "∼ 수업일수 1/4 | 등록금 전액이월" in table.text.split("\n")
+    assert table.table is not None and ("∼ 수업일수 1/4", "등록금 전액이월") in table.table.rows
+    assert "| ∼ 수업일수 1/4 | 등록금 전액이월 |" in table.text.split("\n")
 
 
 def test_branch_articles_are_their_own_articles(book: dict[str, Document]) -> None:
@@ -182,14 +192,16 @@ def test_branch_articles_are_their_own_articles(book: dict[str, Document]) -> No
     assert articles(book["6-0-15"], "제10조의2")[0].article_title == "분실 및 훼손"
 
 
-def test_school_rule_attachment_2_has_table_rows(book: dict[str, Document]) -> None:
+def test_school_rule_attachment_2_is_a_table(book: dict[str, Document]) -> None:
+    """The 별표's title lines are its table's caption (tests/ingest/test_tables.py checks the rows)."""
     rule = book["2-1-1"]
-    (table2,) = [e for e in rule.elements if e.category == "attachment" and e.attachment == "별표 2"]
+    (table2,) = [e for e in rule.elements if e.attachment == "별표 2"]
     lines = table2.text.split("\n")
-    assert lines[:2] == ["<별표 2>", "2026학년도 학과(전공)별 수여 학위명"]
-    assert "국어국문학과 | 문학사 |  | 물리치료학과 | 물리치료학사" in lines
-    assert sum(" | " in line for line in lines) > 30
-    labels = [e.attachment for e in rule.elements if e.category == "attachment"]
+    assert table2.category == "table" and table2.table is not None
+    assert lines[0] == "<별표 2> 2026학년도 학과(전공)별 수여 학위명"
+    assert "| 국어국문학과 | 문학사 |  | 물리치료학과 | 물리치료학사 |" in lines
+    assert len(table2.table.rows) > 30
+    labels = [e.attachment for e in rule.elements if e.category in ("attachment", "table")]
     assert {"별표 1", "별표 2-1", "별지 1"} <= set(labels)
 
 
@@ -220,7 +232,7 @@ def test_structural_gold_is_in_the_regulation_text(book: dict[str, Document]) ->
 
 
 def test_regulation_questions_gold_articles_and_evidence(book: dict[str, Document]) -> None:
-    """Every gold (code, article) exists; evidence is in the regulation (table cells read as one run)."""
+    """Every gold (code, article) exists; evidence is in the regulation (a table's cells and rows read as one run)."""
     hits = total = 0
     for q in jsonl("regulations.jsonl"):
         spans = q.get("evidence_all") or [q.get("evidence")]
@@ -230,7 +242,7 @@ def test_regulation_questions_gold_articles_and_evidence(book: dict[str, Documen
             ok = doc is not None and bool(articles(doc, gold["article"]))
             evidence = spans[i] if i < len(spans) else None
             if ok and doc is not None and evidence:
-                ok = squash(evidence) in squash(full_text(doc)).replace("|", "")
+                ok = squash(evidence) in squash(TABLE_RULE.sub("", full_text(doc))).replace("|", "")
             hits += ok
     assert (hits, total) == (60, 60)
 
@@ -296,8 +308,10 @@ def test_generic_hwpx_gives_headings_paragraphs_and_merged_tables(tmp_path: Path
         ("heading", "추진 배경", ()),
         ("heading", "현황", ("추진 배경",)),
         ("paragraph", "첫 줄\n둘째 줄", ("추진 배경", "현황")),
-        ("table", "구분 | 2024 | 2025\n구분 | 10 | 20\n합계 30", ("추진 배경", "현황")),
+        ("table", "| 구분 | 2024 | 2025 |\n|---|---|---|\n| 구분 | 10 | 20 |\n| 합계 30 |  |  |", ("추진 배경", "현황")),
     ]
+    table_ = doc.elements[3].table  # the row-spanning 구분 repeats, the column-spanning 합계 counts once
+    assert table_ is not None and (table_.header, table_.rows) == (("구분", "2024", "2025"), (("구분", "10", "20"), ("합계 30",)))
 
 
 def test_generic_hwpx_without_headings_is_titled_by_file_name(tmp_path: Path) -> None:
@@ -329,7 +343,7 @@ def test_single_regulation_hwpx_gets_articles_addendum_and_attachment(tmp_path: 
         ("article", "제2조", None),
         ("article", "제2조의2", None),
         ("addendum", None, None),
-        ("attachment", None, "별표 1"),
+        ("table", None, "별표 1"),
     ]
     assert doc.elements[1].text == "제2조(정의) ① 이 규정에서 쓰는 말은 다음과 같다.\n1. 가나\n가. 다라\n② 둘째 항"
     assert doc.elements[1].path == ("제1장 총칙",)
@@ -338,7 +352,8 @@ def test_single_regulation_hwpx_gets_articles_addendum_and_attachment(tmp_path: 
         "제1조(시행일) 이 규정은 2020년 1월 1일부터 시행한다.",
         "(51) 경과조치",
     ]
-    assert doc.elements[4].text == "[별표 1] 수당 기준\n직급 | 금액\n교수 | 100"
+    assert doc.elements[4].text == "[별표 1] 수당 기준\n| 직급 | 금액 |\n|---|---|\n| 교수 | 100 |"
+    assert doc.elements[4].table == Table(("직급", "금액"), (("교수", "100"),), "[별표 1] 수당 기준")
 
 
 def test_broken_zip_is_a_loader_error(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def test_docx_headings_lists_and_tables_in_body_order(tmp_path: Path) -> None:
         ("paragraph", "첫 문단입니다.", ("들어가며",)),
         ("heading", "세부 사항", ("들어가며", "세부 사항")),
         ("list", "항목 하나", ("들어가며", "세부 사항")),
-        ("table", "구분 | 값\n휴가 | 15일", ("들어가며", "세부 사항")),
+        ("table", "| 구분 | 값 |\n|---|---|\n| 휴가 | 15일 |", ("들어가며", "세부 사항")),
         ("paragraph", "표 다음 문단", ("들어가며", "세부 사항")),
     ]
 
@@ -82,7 +82,7 @@ def test_pptx_tables_come_out_as_rows(tmp_path: Path) -> None:
     doc = load_file(tmp_path / "deck.pptx")[0]
     assert [(e.category, e.text, e.page) for e in doc.elements] == [
         ("heading", "요약", 1),
-        ("table", "항목 | 값\n연차 | 15일", 1),
+        ("table", "| 항목 | 값 |\n|---|---|\n| 연차 | 15일 |", 1),
     ]
 
 

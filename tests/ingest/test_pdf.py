@@ -13,7 +13,7 @@ from geungeo.errors import LoaderError
 from geungeo.ingest import load_file
 from geungeo.ingest.pdf import paragraphs, running_furniture
 from geungeo.text.normalize import nfc, squash
-from geungeo.types import Document
+from geungeo.types import Document, Element
 from tests.conftest import CORPUS, QUESTIONS, need_shared
 
 BRIEF = "SPRI_AI_Brief_2023년12월호_F.pdf"
@@ -25,8 +25,15 @@ def brief() -> Document:
     return load_file(CORPUS / "pdf" / BRIEF)[0]
 
 
+def _as_text(e: Element) -> str:
+    """A table reads as its rows (cells separated by spaces), as the page shows it."""
+    if e.table is None:
+        return e.text
+    return "\n".join(" ".join(row) for row in (e.table.header, *e.table.rows))
+
+
 def _page_text(doc: Document, page: int) -> str:
-    return "\n".join(e.text for e in doc.elements if e.page == page)
+    return "\n".join(_as_text(e) for e in doc.elements if e.page == page)
 
 
 def test_one_document_with_23_pages(brief: Document) -> None:

@@ -159,7 +159,8 @@ def test_health_counts_the_store(client: httpx.Client) -> None:
 def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/v1/ask", "/v1/ask/stream", "/v1/search", "/v1/documents", "/v1/documents/{doc_id}", "/healthz",
-                 "/v1/structure/{regulation}", "/v1/feedback", "/v1/chat/completions", "/v1/models"):
+                 "/v1/structure/{regulation}", "/v1/feedback", "/v1/chat/completions", "/v1/models",
+                 "/v1/page_images/{digest}/{name}"):
         assert path in paths
 
 
@@ -259,6 +260,16 @@ def test_upload_list_and_delete(client: httpx.Client, data_dir: Path) -> None:
     assert all(d["title"] != "주차관리규정" for d in client.get("/v1/documents").json()["documents"])
     assert not (data_dir / "uploads" / "주차관리규정.md").exists()
     assert client.delete(f"/v1/documents/{doc['doc_id']}").status_code == 404
+
+
+def test_page_images_are_served_from_the_data_directory_only(client: httpx.Client, data_dir: Path) -> None:
+    page = data_dir / "page_images" / "0123abcd" / "p4.png"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    r = client.get("/v1/page_images/0123abcd/p4.png")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png" and r.content.startswith(b"\x89PNG")
+    for bad in ("0123abcd/p5.png", "0123abcd/..%2F..%2Fconversations.sqlite", "..%2F..%2Fcache/p4.png", "XYZ/p4.png"):
+        assert client.get(f"/v1/page_images/{bad}").status_code == 404, bad
 
 
 def test_upload_rejections(client: httpx.Client, data_dir: Path) -> None:

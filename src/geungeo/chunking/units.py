@@ -1,7 +1,8 @@
 """Units: the pieces of a document that chunks are cut from, before size limits apply.
 
 A unit is a run of elements that belong together and share one citation label: one article
-with the tables inside it, one 부칙 block, one 별표, one PDF page, one section of paragraphs.
+with the tables inside it, one 부칙 block with its tables, one 별표, one PDF page, one section
+of paragraphs.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def iter_units(doc: Document) -> Iterator[Unit]:
         if not e.text.strip():
             continue
         key = _key(doc, e)
+        if run_key and run_key[0] == "addendum" and e.category == "table" and e.path == run[0].path:
+            key = run_key  # a table printed in a 부칙 block stays in it
         if run and key != run_key:
             yield Unit(element_label(doc, run[0]), tuple(run))
             run = []

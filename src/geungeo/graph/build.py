@@ -7,8 +7,10 @@ cache ─hit──────────────────────�
                      judge ─insufficient (rounds left)→ retrieve          │
                            ─weak and web search on→ web_search → generate │
                            ─else→ generate → grounding                     │
-                     grounding ─failed→ regenerate → grounding | flag → review
-                     review (grade ∥ follow-up suggestions) ─below threshold→ improve → cache_store | cache_store
+                     grounding (groundedness ∥ grade ∥ follow-up suggestions, one round)
+                       ─failed (retries left)→ regenerate → grounding
+                       ─failed→ flag ─┐
+                       ─grounded──────┴─ grade below threshold→ improve → cache_store | cache_store
 … → remember → END ◄──────────────────────────────────────────────────┘
 """
 
@@ -42,7 +44,6 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
         "grounding": grading.grounding,
         "regenerate": grading.regenerate,
         "flag": grading.flag,
-        "review": grading.review,
         "improve": grading.improve,
         "cache_store": grading.cache_store,
         "remember": routing.remember,
@@ -62,7 +63,6 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
         ("web_search", "generate"),
         ("generate", "grounding"),
         ("regenerate", "grounding"),
-        ("flag", "review"),
         ("improve", "cache_store"),
         ("cache_store", "remember"),
         ("remember", END),
@@ -70,7 +70,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
         g.add_edge(a, b)
     g.add_conditional_edges("judge", partial(judging.after_judge, ctx=ctx))
     g.add_conditional_edges("grounding", partial(grading.after_grounding, ctx=ctx))
-    g.add_conditional_edges("review", partial(grading.after_review, ctx=ctx))
+    g.add_conditional_edges("flag", partial(grading.after_review, ctx=ctx))
     return g.compile(checkpointer=checkpointer)
 
 

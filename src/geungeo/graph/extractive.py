@@ -8,6 +8,7 @@ retrievers backed the passage, and whether a figure the question asks for (나�
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,9 +89,40 @@ class Extract:
 _HEADING = re.compile(r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|\[[^\]]*\])$")
 
 
+_TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+
+
+def table_row_sentences(lines: list[str]) -> list[str]:
+    """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is."""
+    header = _cells(lines[0])
+    out = []
+    for line in lines[1:]:
+        if _TABLE_SEPARATOR.match(line):
+            continue
+        cells = _cells(line)
+        named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
+        out.append(", ".join(named + [c for c in cells[len(header) :] if c]))
+    return out
+
+
+def _is_table_line(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|")
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences and 항/호 lines of a passage (short fragments and bare headings dropped)."""
-    parts = (s.strip() for s in _SENTENCE_END.split(text))
+    """Sentences and 항/호 lines of a passage, and its table rows, in order (short fragments and bare headings dropped)."""
+    parts: list[str] = []
+    for is_table, group in itertools.groupby(text.split("\n"), key=_is_table_line):
+        lines = list(group)
+        if is_table:
+            parts.extend(table_row_sentences(lines))
+        else:
+            parts.extend(s.strip() for s in _SENTENCE_END.split("\n".join(lines)))
     return [s for s in parts if len(s) >= 8 and not _HEADING.match(s)]
 
 
@@ -110,10 +142,14 @@ def extract(
     if not own or not candidates:
         return Extract([], 0.0, missing)
     headers = {item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(i.header for i in evidence), strict=True)}
+    sentence_terms = [set(terms) for terms in bm25_terms_many(t for _, t in candidates)]
+    translated = {t for phrase in lexicon.translations(question) for t in query_terms(phrase)} if lexicon else set()
+    if translated:  # an English question: its Korean terms are what the passages can state
+        used = set().union(*sentence_terms, *headers.values())
+        own, expanded = translated | (own & used), expanded - translated
     weight = len(own) + 0.5 * len(expanded)
     scored: list[Sentence] = []
-    for (item, text), terms in zip(candidates, bm25_terms_many(t for _, t in candidates), strict=True):
-        present = set(terms)
+    for (item, text), present in zip(candidates, sentence_terms, strict=True):
         header_only = headers.get(item.n, set()) - present  # the article title counts half
         hit = (
             len(own & present) + 0.5 * len(own & header_only) + 0.5 * len(expanded & present) + 0.25 * len(expanded & header_only)

@@ -35,6 +35,9 @@ class EvidenceItem(BaseModel):
     text: str
     score: float = 0.0
     origin: Origin = "retrieval"
+    category: str | None = None
+    page_image: str | None = None  # relative to the data directory
+    table: str | None = None  # the Table entity (JSON) of a table chunk
 
     @classmethod
     def from_chunk(cls, n: int, chunk: Chunk, score: float = 0.0, origin: Origin = "retrieval") -> EvidenceItem:
@@ -53,6 +56,9 @@ class EvidenceItem(BaseModel):
             text=chunk.text,
             score=score,
             origin=origin,
+            category=str(m["category"]) if m.get("category") else None,
+            page_image=str(m["page_image"]) if m.get("page_image") else None,
+            table=str(m["table"]) if m.get("table") else None,
         )
 
 
@@ -138,6 +144,51 @@ class FlowStep(BaseModel):
     note: str = ""
 
 
+class Reference(BaseModel):
+    """One row of a structured answer's reference table."""
+
+    label: str
+    doc: str
+    code: str | None = None
+    article: str | None = None
+    page: int | None = None
+    snippet: str
+    chunk_id: str
+
+
+class PageImage(BaseModel):
+    """The rendered page behind a cited PDF page."""
+
+    label: str
+    page: int
+    path: str  # on this machine
+    url: str  # served by the HTTP API: GET /v1/page_images/…
+    markdown: str
+
+
+class EntityReference(BaseModel):
+    """A table or figure the answer used."""
+
+    kind: Literal["table", "figure"]
+    label: str
+    page: int | None = None
+    caption: str | None = None
+    header: list[str] = Field(default_factory=list)
+    rows: list[list[str]] = Field(default_factory=list)
+    chunk_id: str
+
+
+class StructuredAnswer(BaseModel):
+    """The synthesis result beside the answer text (the multimodal design's output)."""
+
+    key_points: list[str] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    page_images: list[PageImage] = Field(default_factory=list)
+    entity_references: list[EntityReference] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, description="주의/경고/유의 sentences of the cited evidence (at most 5)")
+    confidence: float = Field(0.0, ge=0.0, le=1.0)
+
+
 class Answer(BaseModel):
     """The output contract of ``run_query``."""
 
@@ -159,3 +210,4 @@ class Answer(BaseModel):
     flow_log: list[FlowStep] = Field(default_factory=list)
     llm_calls: int = 0
     conversation_id: str | None = None
+    structured: StructuredAnswer = Field(default_factory=StructuredAnswer)

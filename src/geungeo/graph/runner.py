@@ -6,6 +6,7 @@ LangGraph SQLite checkpointer under the data directory, keyed by conversation id
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import uuid
@@ -22,6 +23,7 @@ from geungeo.graph.cache import SemanticCache
 from geungeo.graph.context import GraphContext
 from geungeo.graph.models import Answer, FlowStep
 from geungeo.graph.nodes.grading import answer_from_state
+from geungeo.graph.synthesis import synthesize
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import load_lexicon
 from geungeo.retrieval.hybrid import check_query
@@ -81,7 +83,7 @@ class QueryRunner:
             engine=self.engine,
             settings=settings,
             llm=self.llm if not isinstance(self.llm, str) else None,
-            lexicon=load_lexicon(settings.lexicon_path),
+            lexicon=load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None),
             structural=StructuralLookup(self.engine.store, self.engine.retriever.documents),
             cache=self.cache if settings.cache_enabled else None,
         )
@@ -99,7 +101,31 @@ class QueryRunner:
     def stream(
         self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
     ) -> Iterator[StreamEvent]:
-        """Node events and answer tokens as they happen, then ``{"type": "answer", "answer": Answer}``."""
+        """Node events and answer tokens as they happen, then ``{"type": "answer", "answer": Answer}``.
+
+        The ``mode`` setting (or override) picks the answer graph or the tool-calling agent
+        (:mod:`geungeo.agent`), which falls back to the graph when its model cannot call tools.
+        """
+        settings = self.settings.model_copy(update=overrides) if overrides else self.settings
+        if settings.mode != "agent":
+            yield from self._graph_stream(question, conversation_id=conversation_id, filters=filters, **overrides)
+            return
+        from geungeo.agent.loop import Memory, run_agent
+
+        q = check_query(question, settings.max_query_chars)
+        graph_overrides = {k: v for k, v in overrides.items() if k not in ("mode", "agent_max_steps")}
+        fallback = functools.partial(self._graph_stream, q, conversation_id=conversation_id, filters=filters, **graph_overrides)
+        memory = Memory(self.graph, conversation_id)
+        for event in run_agent(self._context(settings), q, fallback=fallback, filters=filters, memory=memory):
+            if event["type"] == "answer":
+                event["answer"].conversation_id = conversation_id
+                event["answer"].structured = synthesize(event["answer"], self.settings.data_dir)
+            yield event
+
+    def _graph_stream(
+        self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
+    ) -> Iterator[StreamEvent]:
+        """The answer graph's events for one question."""
         graph = self._graph_for(overrides)
         config = {"configurable": {"thread_id": conversation_id or f"once-{uuid.uuid4().hex}"}}
         for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
@@ -114,6 +140,7 @@ class QueryRunner:
         answer.flow_log = [FlowStep.model_validate(s) for s in state.get("flow_log", [])]
         answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
         answer.conversation_id = conversation_id
+        answer.structured = synthesize(answer, self.settings.data_dir)
         yield {"type": "answer", "answer": answer}
 
     def run(self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any) -> Answer:

@@ -23,6 +23,10 @@ class Loader(Protocol):
     def __call__(self, path: Path) -> list[Document]: ...
 
 
+# What loaders and chunking emit, versioned: a file already ingested is parsed again when this changes
+# (2: tables as structured entities in Markdown, PDF tables and figures, page images).
+FORMAT_VERSION = 2
+
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html")
 

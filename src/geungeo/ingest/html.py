@@ -12,6 +12,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from geungeo.ingest.base import Loader, loader, source_name
+from geungeo.ingest.tables import build_table, caption_text, grid_rows, place_cells, table_element
 from geungeo.text.normalize import clean_text
 from geungeo.types import Category, Document, Element
 
@@ -27,12 +28,23 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def table_rows(table: Tag) -> list[str]:
-    """One line per row of this table (not of tables nested in it), cells joined with `` | ``."""
+def _span(cell: Tag, name: str) -> int:
+    value = str(cell.get(name) or "1").strip()
+    return int(value) if value.isdigit() else 1
+
+
+def _cells(row: Tag) -> list[Tag]:
+    return [c for c in row.find_all(["td", "th"], recursive=False) if isinstance(c, Tag)]
+
+
+def table_rows(table: Tag) -> list[list[str]]:
+    """Cell texts per row of this table (not of tables nested in it), ``rowspan``/``colspan`` resolved."""
     rows = table.select(":scope > tr, :scope > thead > tr, :scope > tbody > tr, :scope > tfoot > tr")
-    cells = [row.find_all(["td", "th"], recursive=False) for row in rows]
-    lines = [" | ".join(_one_line(c.get_text(" ")) for c in row) for row in cells]
-    return [line for line in lines if line.strip(" |")]
+    cells = [
+        [(_one_line(c.get_text(" ")), _span(c, "rowspan"), _span(c, "colspan")) for c in _cells(row)]
+        for row in rows
+    ]
+    return grid_rows(place_cells(cells))
 
 
 @dataclass
@@ -47,6 +59,18 @@ class _Walker:
         text = clean_text(text)
         if text:
             self.elements.append(Element(text, category, path=self.path))
+
+    def table(self, tag: Tag) -> None:
+        """A table entity; its caption is ``<caption>``, else a caption-like paragraph right above it."""
+        found = tag.find("caption", recursive=False)
+        caption = clean_text(_one_line(found.get_text(" "))) if isinstance(found, Tag) else None
+        before = self.elements[-1] if self.elements else None
+        if not caption and before is not None and before.category == "paragraph" and before.path == self.path:
+            caption = caption_text(before.text)
+            if caption:
+                self.elements.pop()
+        if (table := build_table(table_rows(tag), caption)) is not None:
+            self.elements.append(table_element(table, path=self.path))
 
     def flush(self) -> None:
         self.emit(_one_line("".join(self.inline)), "paragraph")
@@ -71,7 +95,7 @@ class _Walker:
                 self.emit(text, "heading")
         elif name == "table":
             self.flush()
-            self.emit("\n".join(table_rows(tag)), "table")
+            self.table(tag)
         elif name == "li":
             self.flush()
             self.emit(_one_line(tag.get_text(" ")), "list")

@@ -8,7 +8,8 @@ uint32: tag (10 bits), level (10 bits), size (12 bits; 0xFFF means a uint32 size
 Records nest by level: a paragraph header owns its text and its controls; a table control owns
 one list header per cell followed by the cell's paragraphs; text boxes own a list header and
 their paragraphs further down. pyhwp (AGPL) reads this file too but drops every table, and
-most of this plan's headings and figures sit in tables, hence this reader.
+most of this plan's headings and figures sit in tables, hence this reader. Such layout boxes read
+as text; real tables (cell addresses and spans in each cell's list header) become table entities.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import olefile
 
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
+from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.text.normalize import clean_text, nfc
 from geungeo.types import Category, Document, Element
 
@@ -108,30 +110,45 @@ def decode_para_text(payload: bytes) -> str:
 
 @dataclass(slots=True)
 class _Block:
-    """A piece of body text before headings are assigned: text, or table rows."""
+    """A piece of body text before headings are assigned: text, or a table's cells."""
 
     text: str = ""
-    rows: list[list[str]] = field(default_factory=list)
+    cells: list[Cell] = field(default_factory=list)
+
+    @property
+    def rows(self) -> list[list[str]]:
+        """The table's rows, merged cells resolved (a row-spanning cell repeats in each row)."""
+        return grid_rows(self.cells)
+
+    @property
+    def lines(self) -> list[list[str]]:
+        """The table's filled cells by row, each cell once: how a layout box reads."""
+        by_row: dict[int, list[str]] = {}
+        for cell in self.cells:
+            if cell.text:
+                by_row.setdefault(cell.row, []).append(cell.text)
+        return [by_row[r] for r in sorted(by_row)]
 
 
 def _paragraph_text(para: Record) -> str:
     return "".join(decode_para_text(c.payload) for c in para.children if c.tag == TAG_PARA_TEXT)
 
 
-def _cells(ctrl: Record) -> Iterator[tuple[int, list[Record]]]:
-    """(row address, paragraphs) of each table cell, in file order."""
-    row: int | None = None
+def _cells(ctrl: Record) -> Iterator[tuple[tuple[int, int, int, int], list[Record]]]:
+    """((column, row, column span, row span), paragraphs) of each table cell, in file order."""
+    address: tuple[int, int, int, int] | None = None
     paras: list[Record] = []
     for child in ctrl.children:
         if child.tag == TAG_LIST_HEADER:
-            if row is not None:
-                yield row, paras
-            row = struct.unpack_from("<H", child.payload, 10)[0] if len(child.payload) >= 12 else 0
+            if address is not None:
+                yield address, paras
+            payload = child.payload
+            address = struct.unpack_from("<4H", payload, 8) if len(payload) >= 16 else (0, 0, 1, 1)
             paras = []
-        elif child.tag == TAG_PARA_HEADER and row is not None:
+        elif child.tag == TAG_PARA_HEADER and address is not None:
             paras.append(child)
-    if row is not None:
-        yield row, paras
+    if address is not None:
+        yield address, paras
 
 
 def _cell_text(paras: list[Record]) -> str:
@@ -140,11 +157,9 @@ def _cell_text(paras: list[Record]) -> str:
     return " ".join(clean_text(" ".join(parts)).split())
 
 
-def _table_rows(ctrl: Record) -> list[list[str]]:
-    rows: dict[int, list[str]] = {}
-    for row, paras in _cells(ctrl):
-        rows.setdefault(row, []).append(_cell_text(paras))
-    return [rows[r] for r in sorted(rows)]
+def _table_cells(ctrl: Record) -> list[Cell]:
+    """The table's cells with their addresses and spans."""
+    return [Cell(row, col, _cell_text(paras), rows, cols) for (col, row, cols, rows), paras in _cells(ctrl)]
 
 
 def _nested_paragraphs(rec: Record) -> Iterator[Record]:
@@ -163,7 +178,7 @@ def _paragraph_blocks(para: Record) -> Iterator[_Block]:
         if ctrl.tag != TAG_CTRL_HEADER:
             continue
         if ctrl.payload[:4][::-1] == _CTRL_TABLE:
-            yield _Block(rows=_table_rows(ctrl))
+            yield _Block(cells=_table_cells(ctrl))
         else:
             for inner in _nested_paragraphs(ctrl):
                 yield from _paragraph_blocks(inner)
@@ -177,21 +192,30 @@ def _heading_level(text: str) -> int | None:
     return 2 if _BOX_HEADING.match(text) else None
 
 
+def _is_box(lines: list[list[str]]) -> bool:
+    """A layout box rather than a table: one row (a banner, a boxed heading), or a title row over
+    rows of one filled cell each (``< 사례 >`` over its text)."""
+    return len(lines) <= 1 or all(len(line) == 1 for line in lines[1:])
+
+
 def _to_elements(blocks: list[_Block]) -> list[Element]:
-    """Elements with heading paths; one-row tables (banners, boxed headings) read as text."""
+    """Elements with heading paths; layout boxes read as text, tables become table entities.
+
+    A table's caption is the short title paragraph right above it (``<표 1> …``), which it takes in.
+    """
     elements: list[Element] = []
     path: tuple[str, ...] = ()
     for block in blocks:
-        rows = [[clean_text(c) for c in row] for row in block.rows]
-        if len(rows) == 1:
-            text, rows = " ".join(c for c in rows[0] if c), []
-        else:
-            text = clean_text(block.text)
-        if rows:
-            lines = [" | ".join(r).strip() for r in rows if any(r)]
-            if lines:
-                elements.append(Element("\n".join(lines), "table", path=path))
+        lines = block.lines
+        if lines and not _is_box(lines):
+            before = elements[-1] if elements else None
+            caption = caption_text(before.text) if before and before.category == "paragraph" else None
+            if (table := build_table(block.rows, caption)) is not None:
+                if caption:
+                    elements.pop()
+                elements.append(table_element(table, path=path))
             continue
+        text = "\n".join(" ".join(line) for line in lines) if block.cells else clean_text(block.text)
         if not text:
             continue
         level = _heading_level(text)

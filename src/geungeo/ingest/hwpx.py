@@ -9,6 +9,8 @@ A regulation book starts with a contents list (``차례``: ``교원인사규정3
 for repealed ones). That list is the authority: each regulation begins at the paragraph that
 repeats its title, and runs to the next title. Inside, the statute patterns of
 :mod:`geungeo.text.structure` give 장/절 paths, 조 articles, 부칙 blocks and 별표/서식 attachments.
+Tables come out as table entities (:mod:`geungeo.ingest.tables`): after the article or 부칙 they
+sit in, or in reading order within a 별표, whose title lines become the table's caption.
 A file without contents list loads as one document: structured by articles when it has them,
 else as headings, paragraphs and tables.
 """
@@ -26,6 +28,7 @@ from lxml import etree
 
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
+from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.text.normalize import clean_text, nfc, squash
 from geungeo.text.structure import ADDENDUM, division_label, parse_article_head
 from geungeo.types import Category, Document, Element, MetaValue
@@ -165,9 +168,8 @@ def _cell_text(tc: etree._Element) -> str:
 
 
 def _table_rows(tbl: etree._Element) -> list[list[str]]:
-    """Rows of cell texts; a merged cell repeats in every row it spans, once per row."""
-    texts: list[str] = []
-    grid: dict[int, dict[int, int]] = {}
+    """Rows of cell texts, merged cells resolved by their ``cellAddr``/``cellSpan``."""
+    cells = []
     for row_index, tr in enumerate(tbl.iterfind(f"{_HP}tr")):
         for col_index, tc in enumerate(tr.iterfind(f"{_HP}tc")):
             addr, span = tc.find(f"{_HP}cellAddr"), tc.find(f"{_HP}cellSpan")
@@ -175,16 +177,8 @@ def _table_rows(tbl: etree._Element) -> list[list[str]]:
             col = int(addr.get("colAddr", col_index)) if addr is not None else col_index
             rows_spanned = int(span.get("rowSpan", 1)) if span is not None else 1
             cols_spanned = int(span.get("colSpan", 1)) if span is not None else 1
-            texts.append(_cell_text(tc))
-            for r in range(row, row + max(rows_spanned, 1)):
-                for c in range(col, col + max(cols_spanned, 1)):
-                    grid.setdefault(r, {})[c] = len(texts) - 1
-    rows = []
-    for r in sorted(grid):
-        cells = [grid[r][c] for c in sorted(grid[r])]
-        distinct = [cell for i, cell in enumerate(cells) if i == 0 or cell != cells[i - 1]]
-        rows.append([texts[cell] for cell in distinct])
-    return rows
+            cells.append(Cell(row, col, _cell_text(tc), rows_spanned, cols_spanned))
+    return grid_rows(cells)
 
 
 def _section_blocks(stream: IO[bytes]) -> Iterator[_Block]:
@@ -414,15 +408,42 @@ class _RegulationParser:
             line = (f"{number}({title}) {rest}" if title else f"{number} {rest}").strip()
         self.lines.append(line)
 
+    def _caption(self) -> str | None:
+        """Take the caption lines right above a table out of the open unit.
+
+        A 별표's title lines (``<별표 2>``, ``2026학년도 … 학위명``) are the caption of its table when
+        nothing else precedes it; otherwise a caption-like last line is, never an article's or
+        부칙's head line.
+        """
+        if self.mode == "attachment" and 0 < len(self.lines) <= 3 and all(map(caption_text, self.lines)):
+            title = " ".join(self.lines)
+            self.lines = []
+            return title
+        keep = 1 if self.mode != "body" or self.article else 0
+        caption = caption_text(self.lines[-1]) if len(self.lines) > keep else None
+        if caption:
+            self.lines.pop()
+        return caption
+
     def table(self, rows: list[list[str]]) -> None:
-        lines = [" | ".join(row) for row in rows if any(row)]
-        if not lines:
+        """A table entity; in a 별표/서식 or 부칙 a one-row table (a form's box) reads as a line of text."""
+        filled = [row for row in rows if any(row)]
+        if not filled:
             return
-        if self.mode != "body":
-            self.lines.extend(lines)
+        if self.mode != "body" and len(filled) == 1:
+            self.lines.append(" ".join(cell for cell in filled[0] if cell))
             return
-        article = self.article[0] if self.article else None
-        self.tables.append(Element("\n".join(lines), "table", path=self.path(), article=article))
+        table = build_table(filled, self._caption())
+        if table is None:
+            return
+        if self.mode == "attachment":  # in reading order, in the 별표's unit
+            self.flush()
+            self.elements.append(table_element(table, attachment=self.attachment))
+        elif self.mode == "addendum":
+            self.tables.append(table_element(table, path=("부칙",)))
+        else:
+            article = self.article[0] if self.article else None
+            self.tables.append(table_element(table, path=self.path(), article=article))
 
     def feed(self, blocks: Iterable[_Block]) -> list[Element]:
         for block in blocks:
@@ -477,9 +498,12 @@ def _generic_elements(blocks: list[_Block], styles: dict[str, str]) -> list[Elem
     heads: list[tuple[int, str]] = []
     for block in blocks:
         if block.rows is not None:
-            lines = [" | ".join(row) for row in block.rows if any(row)]
-            if lines:
-                elements.append(Element("\n".join(lines), "table", path=tuple(h for _, h in heads)))
+            before = elements[-1] if elements else None
+            caption = caption_text(before.text) if before and before.category == "paragraph" else None
+            if (table := build_table(block.rows, caption)) is not None:
+                if caption:
+                    elements.pop()
+                elements.append(table_element(table, path=tuple(h for _, h in heads)))
             continue
         level = _heading_level(styles.get(block.style, ""))
         category: Category = "paragraph"

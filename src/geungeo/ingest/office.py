@@ -3,7 +3,8 @@
 DOCX: body paragraphs and tables in document order; heading styles (``Heading 1``, ``제목 1``,
 ``Title``) become headings and set the path, numbered or ``List`` paragraphs become list items.
 PPTX: one run of elements per slide with ``page`` = slide number; the slide title is a heading
-and the path of everything on its slide; tables come out row by row.
+and the path of everything on its slide. Tables of both come out as table entities (merged
+cells resolved; in DOCX a caption paragraph right above a table is its caption).
 """
 
 from __future__ import annotations
@@ -22,19 +23,15 @@ from pptx.shapes.base import BaseShape
 from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 from pptx.slide import Slide
+from pptx.table import Table as PptxTable
 
 from geungeo.ingest.base import Loader, loader, source_name
+from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.text.normalize import clean_text
-from geungeo.types import Category, Document, Element, MetaValue
+from geungeo.types import Document, Element, MetaValue
 
 _HEADING_STYLE = re.compile(r"^(?:heading|제목)\s*(\d)$", re.I)
 _TITLE_PLACEHOLDERS = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE)
-
-
-def table_text(rows: list[list[str]]) -> str:
-    """One line per row, cells joined with `` | ``; empty rows dropped."""
-    lines = [" | ".join(" ".join(clean_text(c).split()) for c in row) for row in rows]
-    return "\n".join(line for line in lines if line.strip(" |"))
 
 
 def _heading_level(p: Paragraph) -> int | None:
@@ -51,15 +48,21 @@ def _is_list(p: Paragraph) -> bool:
     return (ppr is not None and ppr.numPr is not None) or "list" in (name or "").lower()
 
 
+def _is_caption_style(p: Paragraph) -> bool:
+    name = (p.style.name if p.style is not None else "") or ""
+    return name.lower() in {"caption", "캡션"}
+
+
 def _docx_rows(table: DocxTable) -> list[list[str]]:
-    """Cell texts per row; a merged cell counts once."""
+    """Cell texts per row: a vertically merged cell repeats in each row, a horizontally merged one counts once."""
     rows = []
     for row in table.rows:
-        cells, seen = [], set()
-        for cell in row.cells:
-            if id(cell._tc) not in seen:
-                seen.add(id(cell._tc))
+        cells: list[str] = []
+        previous = None
+        for cell in row.cells:  # one per grid column; merged cells share their <w:tc>
+            if cell._tc is not previous:
                 cells.append(cell.text)
+            previous = cell._tc
         rows.append(cells)
     return rows
 
@@ -68,11 +71,17 @@ def docx_elements(document: docx.document.Document) -> list[Element]:
     """Paragraphs, list items, headings and tables in body order with heading paths."""
     elements: list[Element] = []
     path: tuple[str, ...] = ()
+    captions: set[int] = set()  # ids of the paragraphs styled Caption
     for block in document.iter_inner_content():
         if isinstance(block, DocxTable):
-            text = table_text(_docx_rows(block))
-            if text:
-                elements.append(Element(text, "table", path=path))
+            before = elements[-1] if elements else None
+            caption = None
+            if before is not None and before.category == "paragraph":
+                caption = before.text if id(before) in captions else caption_text(before.text)
+            if (table := build_table(_docx_rows(block), caption)) is not None:
+                if caption:
+                    elements.pop()
+                elements.append(table_element(table, path=path))
             continue
         text = clean_text(block.text)
         if not text:
@@ -83,6 +92,8 @@ def docx_elements(document: docx.document.Document) -> list[Element]:
             elements.append(Element(text, "heading", path=path))
         else:
             elements.append(Element(text, "list" if _is_list(block) else "paragraph", path=path))
+            if _is_caption_style(block):
+                captions.add(id(elements[-1]))
     return elements
 
 
@@ -113,12 +124,26 @@ def _slide_title(slide: Slide) -> tuple[int | None, str]:
     return None, ""
 
 
-def _shape_text(shape: BaseShape) -> tuple[str, Category]:
+def _pptx_rows(table: PptxTable) -> list[list[str]]:
+    """Cell texts per row, merged cells resolved from their origin cell's spans."""
+    cells = [
+        Cell(r, c, cell.text, cell.span_height, cell.span_width) if cell.is_merge_origin else Cell(r, c, cell.text)
+        for r, row in enumerate(table.rows)
+        for c, cell in enumerate(row.cells)
+        if not cell.is_spanned
+    ]
+    return grid_rows(cells)
+
+
+def _shape_element(shape: BaseShape, number: int, path: tuple[str, ...]) -> Element | None:
+    """A table shape as a table entity, a text frame as a paragraph; None for anything else."""
     if isinstance(shape, GraphicFrame) and shape.has_table:
-        return table_text([[cell.text for cell in row.cells] for row in shape.table.rows]), "table"
+        table = build_table(_pptx_rows(shape.table))
+        return table_element(table, page=number, path=path) if table else None
     if isinstance(shape, Shape) and shape.has_text_frame:
-        return clean_text(shape.text_frame.text), "paragraph"
-    return "", "paragraph"
+        text = clean_text(shape.text_frame.text)
+        return Element(text, "paragraph", page=number, path=path) if text else None
+    return None
 
 
 def slide_elements(slide: Slide, number: int) -> list[Element]:
@@ -129,9 +154,8 @@ def slide_elements(slide: Slide, number: int) -> list[Element]:
     for shape in _shapes(list(slide.shapes)):
         if shape.shape_id == title_id:
             continue
-        text, category = _shape_text(shape)
-        if text:
-            elements.append(Element(text, category, page=number, path=path))
+        if (element := _shape_element(shape, number, path)) is not None:
+            elements.append(element)
     return elements
 
 

@@ -1,25 +1,46 @@
-"""PDF loader on pypdfium2 (Apache-2.0/BSD): one element per paragraph, ``page`` = PDF page index.
+"""PDF loader on pypdfium2 (Apache-2.0/BSD): paragraph, table and figure elements with ``page``.
 
 pypdfium2 was chosen by ``benchmarks/pdf_extractors.py``: on the shared SPRI brief it finds the
 same gold evidence and has the same spacing as pypdf at ~20x the speed, and keeps the spaces
 that pymupdf (AGPL) loses after bullets. Running headers and footers (lines repeated at the top
 or bottom of many pages, page numbers included) are dropped. Lines are joined into paragraphs:
 a line ending in a space was wrapped, a bullet starts a new paragraph.
+
+Tables come from pdfplumber's ruled-grid finder (MIT) with the cell text read by pypdfium2
+(:mod:`geungeo.ingest.pdf_tables`): ``benchmarks/pdf_tables.py`` measured it against pymupdf's
+``find_tables`` (AGPL) on the SPRI brief — same two tables and grids, but clean cell text
+(pymupdf moves commas out of their words) — at ~0.12 s a page. A table is one ``table``
+element (Markdown text, structured :class:`Table`, caption when one is next to it) in place of
+its text; captioned images become ``figure`` elements (:mod:`geungeo.ingest.pdf_layout`).
+Tables are not looked for on rotated pages (pdfplumber turns their coordinates), in a file or
+page pdfplumber cannot read, or without pdfplumber installed; the text loads all the same.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
+from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, text_lines
+from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
 from geungeo.text.normalize import clean_text, nfc
-from geungeo.types import Document, Element, MetaValue
+from geungeo.types import Document, Element, MetaValue, Table
+
+if TYPE_CHECKING:
+    import pdfplumber
+    import pdfplumber.page
+
+log = logging.getLogger(__name__)
 
 _EDGE_LINES = 3  # lines at the top and at the bottom of a page that may be running furniture
 _MIN_FURNITURE_PAGES = 3
@@ -27,7 +48,6 @@ _DIGITS = re.compile(r"\d+")
 _LEADER_DOTS = re.compile(r"\s*[·.․‥…]{4,}\s*")
 # Bullets and list marks that open a paragraph ("n" and "£" are symbol-font bullets as extracted).
 _BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<]|[n£]\s|\d+\.\s)")
-_INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
 _UNTITLED = re.compile(r"^(?:untitled|제목\s*없음|microsoft\s+\w+\s*-)|\.\w{2,4}$", re.I)
 
 
@@ -65,13 +85,90 @@ def paragraphs(lines: list[str]) -> list[str]:
     return [p for p in (clean_text(p) for p in out) if p]
 
 
-def _page_lines(pdf: pypdfium2.PdfDocument) -> list[list[str]]:
-    pages = []
-    for index in range(len(pdf)):
-        text = pdf[index].get_textpage().get_text_range()
-        lines = (part for line in nfc(text).split("\n") for part in _INLINE_BULLET.split(line.rstrip("\r")))
-        pages.append([line for line in lines if line.strip()])
+PageItems = list[str | Element]
+"""A page's text lines in reading order with its table and figure elements in place."""
+
+
+def _grids(plumbed: pdfplumber.page.Page | None, number: int) -> list[Grid]:
+    """The page's ruled grids; none when pdfplumber is unavailable or fails on the page."""
+    if plumbed is None:
+        return []
+    try:
+        return find_grids(plumbed)
+    except Exception as exc:  # pdfminer raises many types; the page's text does not need it
+        log.warning("page %d: no table detection (%s)", number, exc)
+        return []
+    finally:
+        plumbed.close()
+
+
+def _page_items(page: pypdfium2.PdfPage, plumbed: pdfplumber.page.Page | None, number: int) -> PageItems:
+    textpage = page.get_textpage()
+    grids = _grids(plumbed, number)
+    images = figure_candidates(page)
+    if not grids and not images:
+        return list(text_lines(textpage.get_text_range()))
+    layout = PageLayout(PageChars.read(textpage))
+    for grid in grids:
+        rows = resolve(grid, layout.chars.read_rect)
+        if not is_data_table(rows):
+            continue
+        table = Table.from_rows(table_rows(rows), layout.take_caption(grid.bbox, "table"))
+        if table is not None:
+            layout.add_table(grid.bbox, Element(table.markdown(), "table", page=number, table=table))
+    for rect in images:
+        if layout.in_table(rect):
+            continue
+        text = [t for t in (layout.take_caption(rect, "figure"), layout.source_line(rect)) if t]
+        if text:
+            layout.add_figure(rect, Element("\n".join(text), "figure", page=number))
+    return layout.items()
+
+
+@contextlib.contextmanager
+def _plumber_pages(path: Path) -> Iterator[list[pdfplumber.page.Page] | None]:
+    """pdfplumber's view of the file for table finding, or None when it cannot read it."""
+    plumber: pdfplumber.PDF | None = None
+    pages: list[pdfplumber.page.Page] | None = None
+    try:
+        import pdfplumber  # a dependency; without it PDFs load without tables
+
+        plumber = pdfplumber.open(path)
+        pages = list(plumber.pages)
+    except Exception as exc:  # ImportError, or one of pdfminer's many types; the text does not need it
+        log.warning("%s: no table detection (%s)", path.name, exc)
+    try:
+        yield pages
+    finally:
+        if plumber is not None:
+            plumber.close()
+
+
+def _all_page_items(pdf: pypdfium2.PdfDocument, path: Path) -> list[PageItems]:
+    pages: list[PageItems] = []
+    with _plumber_pages(path) as plumbed:
+        for index in range(len(pdf)):
+            other = plumbed[index] if plumbed is not None and index < len(plumbed) else None
+            pages.append(_page_items(pdf[index], other, index + 1))
     return pages
+
+
+def _elements(pages: list[PageItems]) -> list[Element]:
+    """Paragraphs of each page without running furniture, tables and figures in between."""
+    furniture = running_furniture([[i for i in items if isinstance(i, str)] for items in pages])
+    elements: list[Element] = []
+    for number, items in enumerate(pages, start=1):
+        lines: list[str] = []
+        for item in [*items, None]:
+            if isinstance(item, str):
+                if _furniture_key(item) not in furniture:
+                    lines.append(item)
+                continue
+            elements += [Element(text, "paragraph", page=number) for text in paragraphs(lines)]
+            lines = []
+            if item is not None:
+                elements.append(item)
+    return elements
 
 
 def _open(path: Path) -> pypdfium2.PdfDocument:
@@ -90,20 +187,15 @@ def _title(pdf: pypdfium2.PdfDocument, fallback: str) -> str:
 
 
 def load_pdf(path: Path) -> list[Document]:
-    """One document per PDF with paragraph elements per page."""
+    """One document per PDF: paragraph, table and figure elements of every page, in reading order."""
     name = source_name(path)
     pdf = _open(path)
     try:
         title = _title(pdf, name)
-        pages = _page_lines(pdf)
+        pages = _all_page_items(pdf, path)
     finally:
         pdf.close()
-    furniture = running_furniture(pages)
-    elements = [
-        Element(text, "paragraph", page=number)
-        for number, lines in enumerate(pages, start=1)
-        for text in paragraphs([line for line in lines if _furniture_key(line) not in furniture])
-    ]
+    elements = _elements(pages)
     meta: dict[str, MetaValue] = {"file_name": name, "pages": len(pages)}
     return [Document(source=name, title=title, kind="pdf", elements=elements, meta=meta)]
 

@@ -3,7 +3,10 @@
 Each document is written atomically and on its own, so an interrupted run loses at most
 the document in flight; the next run skips every unchanged document (same content hash)
 and redoes the rest. Vectors come through the embedding cache, so even a redone document
-embeds only chunks never seen before.
+embeds only chunks never seen before. The pages of a PDF whose document is (re)written are
+rendered to PNG once (:mod:`geungeo.ingest.page_images`, setting ``page_images``) and each of
+its chunks records its page's image in ``meta["page_image"]``; turning the setting on or off
+changes chunks of documents written afterwards (``--rebuild`` for all).
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import numpy as np
 from geungeo.chunking import chunk_document
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import LoaderError
-from geungeo.ingest.base import load_file, supported_suffixes
+from geungeo.ingest.base import FORMAT_VERSION, load_file, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
+from geungeo.ingest.page_images import attach, render_pages
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.text.kiwi import chunk_terms
@@ -123,7 +127,7 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.settings = settings
-        salt = f"{settings.chunk_size}|{settings.chunk_overlap}|{store.signature}"
+        salt = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}|{store.signature}"
         self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
 
     def close(self) -> None:
@@ -183,6 +187,8 @@ class Ingestor:
                 continue
             chunks = chunk_document(doc, size=self.settings.chunk_size, overlap=self.settings.chunk_overlap)
             pending.append(_Pending(file, doc, chunks))
+        if self.settings.page_images:
+            self._add_page_images(path, pending)
         file.left = len(pending)
         result.removed = self._remove_vanished(origin, set(file.doc_ids), known)
         if not pending:
@@ -191,12 +197,20 @@ class Ingestor:
         report.parse_seconds += result.seconds
         return result, pending
 
+    def _add_page_images(self, path: Path, pending: list[_Pending]) -> None:
+        """Render the file's pages (those not rendered before) when a PDF document of it is written."""
+        pdfs = [item for item in pending if item.doc.kind == "pdf"]
+        if pdfs:
+            images = render_pages(path, self.settings.data_dir)
+            for item in pdfs:
+                attach(item.chunks, images)
+
     def _write_all(self, work: list[_Pending], report: IngestReport, progress: Progress | None) -> None:
         total = sum(len(p.chunks) for p in work)
         done = 0
         for item in work:
             t0 = time.perf_counter()
-            terms = chunk_terms(item.chunks, self.settings.header_weight)
+            terms = chunk_terms(item.chunks, self.settings.header_weight, context=self.settings.chunk_context != "off")
             t1 = time.perf_counter()
             vectors = self._embed(item.chunks, done, total, progress)
             t2 = time.perf_counter()
@@ -220,7 +234,8 @@ class Ingestor:
             if progress:
                 progress("embed", done + n, total)
 
-        return self.embedder.embed([c.indexed_text for c in chunks], on_batch=on_batch)
+        contextual = self.settings.chunk_context == "all"
+        return self.embedder.embed([c.contextual_text() if contextual else c.indexed_text for c in chunks], on_batch=on_batch)
 
     def _remove_vanished(self, origin: str, present: set[str], known: dict[str, DocumentRecord]) -> int:
         """Delete documents that an earlier version of this file held and this one does not."""

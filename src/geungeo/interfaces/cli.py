@@ -363,7 +363,7 @@ def serve(
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: GEUNGEO_API_PORT, 8000).")] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /docs, OpenAI-compatible /v1/chat/completions). HTTP API 서버.
+    """Serve the HTTP API (OpenAPI at /docs, OpenAI-compatible /v1/chat/completions) and the web UI at /ui. HTTP API 서버.
 
     Set GEUNGEO_API_KEYS to require an API key; see `geungeo config` for limits, timeout and CORS.
     """
@@ -375,6 +375,28 @@ def serve(
         settings = Settings(data_dir=data_dir) if data_dir else Settings()
         api = create_app(settings)
         uvicorn.run(api, host=host or settings.api_host, port=port or settings.api_port, log_level="info")
+
+
+@app.command()
+def ui(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default: GEUNGEO_API_HOST, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: GEUNGEO_UI_PORT, 7860).")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the web UI: chat with cited answers, the cited passages, documents, feedback. 웹 화면.
+
+    `geungeo serve` also serves it, at /ui. With GEUNGEO_API_KEYS set it asks for a login (an API key as password).
+    """
+    import uvicorn
+
+    from geungeo.interfaces.web.app import create_ui_app
+
+    with _user_errors():
+        settings = Settings(data_dir=data_dir) if data_dir else Settings()
+        web = create_ui_app(settings)
+        bind, listen = host or settings.api_host, port or settings.ui_port
+        err.print(f"web UI / 웹 화면: http://{bind}:{listen}/", highlight=False)
+        uvicorn.run(web, host=bind, port=listen, log_level="warning")
 
 
 def _print_scores(groups: dict[str, Any], caption: str) -> None:

@@ -1,8 +1,10 @@
-"""The ``geungeo mcp`` server: geungeo's search and lookup tools over MCP (stdio or streamable HTTP).
+"""The ``geungeo mcp`` server: geungeo's tools over MCP (stdio or streamable HTTP).
 
 Desktop assistants (Claude Desktop, IDEs) connect to it and call four tools: ``search_documents``,
-``get_article``, ``get_document_outline`` and ``answer``. Errors a user can fix (:class:`GeungeoError`)
-come back as MCP tool errors carrying their message; the server keeps running.
+``get_article``, ``get_document_outline`` and ``answer``. The tools are defined once, in
+:mod:`geungeo.agent.tools` (the tool-calling agent binds the same ones); this module only adapts them.
+Errors a user can fix (:class:`GeungeoError`) come back as MCP tool errors carrying their message; the
+server keeps running.
 
 Built on the official ``mcp`` SDK (2.x, where ``FastMCP`` is named ``MCPServer``).
 """
@@ -12,12 +14,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from typing import Any, TypeVar
 
+from langchain_core.language_models import BaseChatModel
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from geungeo.agent.tools import DESCRIPTIONS, Toolbox
 from geungeo.errors import GeungeoError
 
 T = TypeVar("T")
@@ -26,6 +29,11 @@ INSTRUCTIONS = (
     "geungeo (근거) searches ingested Korean documents: statutes, 규정집, PDF, DOCX. "
     "Use search_documents for free-text search, get_article for one article (e.g. 근로기준법 제60조), "
     "get_document_outline for a document's structure, and answer for a grounded answer with citations."
+)
+ANSWER_DESCRIPTION = (
+    "A grounded answer with citations (or 근거 부족 when the documents do not say). 근거 기반 답변. "
+    "Pass the same conversation_id to ask follow-up questions. context (optional): chunk_ids or labels "
+    "(e.g. '근로기준법 제60조') of passages to answer from, instead of searching."
 )
 
 
@@ -36,17 +44,6 @@ def _tool_errors() -> Iterator[None]:
         yield
     except GeungeoError as exc:
         raise ToolError(str(exc)) from exc
-
-
-def _structural(answer: Any, query: str) -> dict[str, Any]:
-    """A structural answer as a tool result, or a tool error saying why there is none."""
-    if answer is None:
-        raise ToolError(f"'{query}': no such document or article in the store / 해당 문서나 조문을 찾을 수 없습니다")
-    if not answer.found:
-        raise ToolError(answer.message or f"'{query}': not found / 찾을 수 없습니다")
-    citations = [asdict(c) for c in answer.citations]
-    labels = " ".join(c["label"] if c["label"].startswith("[") else f"[{c['label']}]" for c in citations)
-    return {"text": answer.text, "citation": labels, "citations": citations, "message": answer.message}
 
 
 def build_server(engine: Any = None, settings: Any = None) -> MCPServer:
@@ -65,73 +62,46 @@ def build_server(engine: Any = None, settings: Any = None) -> MCPServer:
             state["engine"] = build_engine(settings)
         return state["engine"]
 
-    def _lookup() -> Any:
-        if "lookup" not in state:
-            from geungeo.retrieval.structural import StructuralLookup
+    box = Toolbox(_engine)
 
-            state["lookup"] = StructuralLookup(_engine().store)
-        return state["lookup"]
+    def _runner() -> Any:
+        if "runner" not in state:
+            from geungeo.graph.runner import QueryRunner
+
+            state["runner"] = QueryRunner(_engine())
+        return state["runner"]
 
     def _call(work: Callable[[], T]) -> T:
         with lock, _tool_errors():
             return work()
 
-    @server.tool()
+    @server.tool(description=DESCRIPTIONS["search_documents"])
     def search_documents(query: str, top_k: int = 5, filters: str | None = None) -> list[dict[str, Any]]:
-        """Search the ingested documents (hybrid BM25 + dense). 문서 검색.
+        result: list[dict[str, Any]] = _call(lambda: box.search_documents(query, top_k, filters).payload)
+        return result
 
-        filters: optional metadata filter such as 'doc=근로기준법', 'code=3-1-1' or 'page=3..5'.
-        Returns hits with doc, code, article, page, header, text, score and chunk_id.
-        """
-
-        def work() -> list[dict[str, Any]]:
-            from geungeo.retrieval.filters import parse_filter
-
-            if top_k < 1 or top_k > 200:
-                raise ToolError("top_k must be between 1 and 200")
-            where = parse_filter(filters) if filters else None
-            hits = _engine().search(query, k=top_k, where=where)
-            return [
-                {
-                    "doc": h.chunk.meta.get("doc"),
-                    "code": h.chunk.meta.get("code"),
-                    "article": h.chunk.meta.get("article"),
-                    "page": h.chunk.meta.get("page"),
-                    "header": h.chunk.header,
-                    "text": h.chunk.text,
-                    "score": round(h.score, 6),
-                    "chunk_id": h.chunk.id,
-                }
-                for h in hits
-            ]
-
-        return _call(work)
-
-    @server.tool()
+    @server.tool(description=DESCRIPTIONS["get_article"])
     def get_article(regulation: str, article: str) -> dict[str, Any]:
-        """The full text of one article with its citation, e.g. regulation '근로기준법', article '제60조'. 조문 조회."""
-        query = f"{regulation} {article}"
-        return _call(lambda: _structural(_lookup().answer(query), query))
+        result: dict[str, Any] = _call(lambda: box.get_article(regulation, article).payload)
+        return result
 
-    @server.tool()
+    @server.tool(description=DESCRIPTIONS["get_document_outline"])
     def get_document_outline(regulation: str) -> dict[str, Any]:
-        """The outline (chapters and articles) of one document, e.g. '근로기준법'. 문서 개요."""
-        query = f"{regulation} 개요"
-        return _call(lambda: _structural(_lookup().answer(query), query))
+        result: dict[str, Any] = _call(lambda: box.get_document_outline(regulation).payload)
+        return result
 
-    @server.tool()
-    def answer(question: str, conversation_id: str | None = None) -> dict[str, Any]:
-        """A grounded answer with citations (or 근거 부족 when the documents do not say). 근거 기반 답변.
-
-        Pass the same conversation_id to ask follow-up questions.
-        """
-
+    @server.tool(description=ANSWER_DESCRIPTION)
+    def answer(question: str, conversation_id: str | None = None, context: list[str] | None = None) -> dict[str, Any]:
         def work() -> dict[str, Any]:
-            if "runner" not in state:
-                from geungeo.graph.runner import QueryRunner
+            runner = _runner()
+            if context:
+                from geungeo.retrieval.expansion import load_lexicon
 
-                state["runner"] = QueryRunner(_engine())
-            result: dict[str, Any] = state["runner"].run(question, conversation_id=conversation_id).model_dump(mode="json")
+                llm = runner.llm if isinstance(runner.llm, BaseChatModel) else None
+                grounded = box.answer(question, context, llm=llm, lexicon=load_lexicon(runner.settings.lexicon_path))
+            else:
+                grounded = runner.run(question, conversation_id=conversation_id)  # graph or agent, per GEUNGEO_MODE
+            result: dict[str, Any] = grounded.model_dump(mode="json")
             return result
 
         return _call(work)

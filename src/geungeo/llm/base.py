@@ -1,8 +1,9 @@
 """The chat-model contract (langchain-core ``BaseChatModel``) and the helpers every graph node calls.
 
-Nodes never call a model directly: :func:`invoke_json`, :func:`invoke_text` and :func:`stream_text`
-bound each attempt by a deadline, retry failures with exponential backoff and, after the last one,
-hand back the caller's fallback instead of raising. Each reports what happened in a :class:`CallInfo`.
+Nodes never call a model directly: :func:`invoke_json`, :func:`invoke_text`, :func:`stream_text` (and, for
+tool-calling turns, :func:`invoke_message`) bound each attempt by a deadline, retry failures with exponential
+backoff and, after the last one, hand back the caller's fallback instead of raising. Each reports what
+happened in a :class:`CallInfo`.
 
 Every graph prompt's system message starts with :func:`node_tag` so logs, traces and the scripted
 test model can tell which node a call belongs to.
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
 from geungeo.errors import ProviderError
@@ -149,7 +151,7 @@ def invoke_json(
         )
         return [*messages, AIMessage(content=bad.raw[:2000]), HumanMessage(content=note)]
 
-    value, info = _attempts(model, messages, functools.partial(parse_json, schema=schema), correct, retries, timeout_s, backoff_s)
+    value, info = _attempts(model, messages, lambda m: parse_json(m.text, schema), correct, retries, timeout_s, backoff_s)
     return (fallback if value is None else value), info
 
 
@@ -163,8 +165,23 @@ def invoke_text(
     backoff_s: float = 0.5,
 ) -> tuple[str, CallInfo]:
     """Ask for plain text; an empty reply counts as a failure."""
-    value, info = _attempts(model, messages, _non_empty, None, retries, timeout_s, backoff_s)
+    value, info = _attempts(model, messages, lambda m: _non_empty(m.text), None, retries, timeout_s, backoff_s)
     return (fallback if value is None else value), info
+
+
+def invoke_message(
+    model: Runnable[Any, BaseMessage],
+    messages: Sequence[BaseMessage],
+    *,
+    retries: int = 2,
+    timeout_s: float | None = None,
+    backoff_s: float = 0.5,
+) -> tuple[AIMessage | None, CallInfo]:
+    """One whole reply (text and/or tool calls), e.g. of a model with tools bound; None when every attempt failed.
+
+    A reply with neither text nor tool calls counts as a failure (kind ``empty``).
+    """
+    return _attempts(model, messages, _usable_message, None, retries, timeout_s, backoff_s)
 
 
 def stream_text(
@@ -192,10 +209,18 @@ def _non_empty(text: str) -> str:
     return text
 
 
+def _usable_message(message: BaseMessage) -> AIMessage:
+    if not isinstance(message, AIMessage):
+        raise _BadOutput("empty", f"the reply was a {type(message).__name__}", message.text)
+    if not (message.text.strip() or message.tool_calls or message.invalid_tool_calls):
+        raise _BadOutput("empty", "the reply was empty", message.text)
+    return message
+
+
 def _attempts(
-    model: BaseChatModel,
+    model: Runnable[Any, BaseMessage],
     messages: Sequence[BaseMessage],
-    parse: Callable[[str], R],
+    parse: Callable[[BaseMessage], R],
     correct: Callable[[_BadOutput], list[BaseMessage]] | None,
     retries: int,
     timeout_s: float | None,
@@ -209,7 +234,7 @@ def _attempts(
             info.attempts += 1
             try:
                 reply = _with_deadline(functools.partial(model.invoke, convo), timeout_s)
-                return parse(reply.text), info
+                return parse(reply), info
             except Exception as exc:
                 kind = info._record(exc)
                 if isinstance(exc, _BadOutput) and correct is not None:

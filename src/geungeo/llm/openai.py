@@ -1,5 +1,9 @@
 """Any OpenAI-compatible ``/chat/completions`` server: OpenAI, vLLM, Ollama, llama.cpp server.
 
+Tool calling: :meth:`OpenAIChat.bind_tools` sends OpenAI ``tools`` (and ``tool_choice``); the reply's
+``tool_calls`` become ``AIMessage.tool_calls`` (arguments that are not a JSON object become
+``invalid_tool_calls``), and tool calls and ``ToolMessage`` results go back on the wire in OpenAI's shape.
+
 No retries here: the helpers in :mod:`geungeo.llm.base` own the retry policy. Failures surface as
 :class:`~geungeo.llm.base.LLMError` with a kind (timeout, rate_limit, server, connection, rejected)
 and a message that never contains the API key.
@@ -8,16 +12,21 @@ and a message that never contains the API key.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ChatMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ChatMessage, ToolMessage
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import InvalidToolCall, ToolCall, invalid_tool_call, tool_call, tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, SecretStr
 
 from geungeo.llm.base import LLMError
@@ -54,6 +63,22 @@ class OpenAIChat(BaseChatModel):
     def url(self) -> str:
         return f"{self.base_url.rstrip('/')}/chat/completions"
 
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model sending OpenAI ``tools`` (and ``tool_choice``: auto, none, required/any, a tool's name) on every call."""
+        kwargs["tools"] = [convert_to_openai_tool(t) for t in tools]
+        if tool_choice:
+            choice = "required" if tool_choice == "any" else tool_choice
+            kwargs["tool_choice"] = (
+                choice if choice in ("auto", "none", "required") else {"type": "function", "function": {"name": choice}}
+            )
+        return self.bind(**kwargs)
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -69,10 +94,17 @@ class OpenAIChat(BaseChatModel):
             data = resp.json()
             choice = data["choices"][0]
             content = choice["message"].get("content") or ""
+            calls, invalid = _tool_calls(choice["message"].get("tool_calls") or [])
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise LLMError(f"LLM server {self.url} returned an unexpected body ({type(exc).__name__})", "server") from None
         meta = {"finish_reason": choice.get("finish_reason"), "model_name": data.get("model", self.model)}
-        message = AIMessage(content=content, response_metadata=meta, usage_metadata=_usage(data.get("usage")))
+        message = AIMessage(
+            content=content,
+            tool_calls=calls,
+            invalid_tool_calls=invalid,
+            response_metadata=meta,
+            usage_metadata=_usage(data.get("usage")),
+        )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(
@@ -107,12 +139,22 @@ class OpenAIChat(BaseChatModel):
         if "error" in event:
             raise LLMError(f"LLM server {self.url} failed mid-stream: {self._redact(_detail(event))}", "server")
         choices = event.get("choices") or [{}]
-        text = (choices[0].get("delta") or {}).get("content") or ""
+        delta = choices[0].get("delta") or {}
+        text = delta.get("content") or ""
+        tools = [
+            tool_call_chunk(
+                name=(tc.get("function") or {}).get("name"),
+                args=(tc.get("function") or {}).get("arguments"),
+                id=tc.get("id"),
+                index=tc.get("index"),
+            )
+            for tc in delta.get("tool_calls") or []
+        ]
         finish = choices[0].get("finish_reason")
-        if not text and not finish:
+        if not text and not finish and not tools:
             return None
         meta = {"finish_reason": finish, "model_name": event.get("model", self.model)} if finish else {}
-        return ChatGenerationChunk(message=AIMessageChunk(content=text, response_metadata=meta))
+        return ChatGenerationChunk(message=AIMessageChunk(content=text, tool_call_chunks=tools, response_metadata=meta))
 
     def _payload(self, messages: list[BaseMessage], stop: list[str] | None, *, stream: bool, **kwargs: Any) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -157,12 +199,38 @@ class OpenAIChat(BaseChatModel):
         return text.replace(key, "***") if key else text
 
 
-def wire_message(message: BaseMessage) -> dict[str, str]:
-    """A message as a chat-completions ``{role, content}`` entry."""
+def wire_message(message: BaseMessage) -> dict[str, Any]:
+    """A message as a chat-completions entry: ``{role, content}``, plus ``tool_calls`` or ``tool_call_id``."""
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text}
+    if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+        calls = [(c["id"], c["name"], json.dumps(c["args"], ensure_ascii=False)) for c in message.tool_calls]
+        calls += [(c["id"], c["name"] or "", c["args"] or "") for c in message.invalid_tool_calls]  # answered too
+        wired = [{"id": i, "type": "function", "function": {"name": name, "arguments": args}} for i, name, args in calls]
+        return {"role": "assistant", "content": message.text or None, "tool_calls": wired}
     role = message.role if isinstance(message, ChatMessage) else _ROLES.get(message.type)
     if role is None:
         raise ValueError(f"unsupported message type for chat completions: {message.type}")
     return {"role": role, "content": message.text}
+
+
+def _tool_calls(raw: list[dict[str, Any]]) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """OpenAI ``tool_calls`` as tool calls; arguments that are not a JSON object make an invalid call."""
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for entry in raw:
+        fn = entry.get("function") or {}
+        name, arguments, call_id = str(fn.get("name") or ""), fn.get("arguments"), entry.get("id")
+        try:
+            args = json.loads(arguments) if arguments else {}
+        except (TypeError, ValueError):
+            args = None
+        if isinstance(args, dict) and name:
+            calls.append(tool_call(name=name, args=args, id=call_id))
+        else:
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            invalid.append(invalid_tool_call(name=name, args=text, id=call_id, error="arguments are not a JSON object"))
+    return calls, invalid
 
 
 def _detail(body: Any) -> str:

@@ -4,18 +4,26 @@ People ask "월급을 안 줘요"; statutes say "임금을 지급하지 아니�
 data file (``geungeo/data/lexicon.json``, or ``GEUNGEO_LEXICON_PATH``) so that it can grow
 without code changes; its keys match anywhere in the question with spaces ignored. The
 same file names the audiences (student / faculty / staff) a question speaks for.
+
+English questions over Korean documents: the dense model is multilingual, but BM25 needs the
+question's key terms in Korean. A bundled English→Korean glossary of the corpus's domains
+(``geungeo/data/glossary_en_ko.json``, or ``GEUNGEO_GLOSSARY_PATH``) supplies them, matched on
+word boundaries with plural and -ed/-ing forms folded.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
 from geungeo.errors import ConfigError
+from geungeo.settings import Settings
 from geungeo.text.kiwi import bm25_terms
+from geungeo.text.language import question_language
 from geungeo.text.normalize import nfc, squash
 
 # Terms so common in questions and in legal text alike that they only add noise to BM25.
@@ -27,12 +35,67 @@ QUERY_STOP_TERMS = frozenset(
 )
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def fold(word: str) -> str:
+    """A light English stem: ``leaves``/``leave``, ``wages``/``wage``, ``dismissed``/``dismiss``, ``paying``/``pay``."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 5 and w.endswith("ing"):
+        return w[:-3]
+    if len(w) > 4 and w.endswith("ed"):
+        return w[:-2] if not w.endswith("eed") else w
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def _words(text: str) -> list[str]:
+    return [fold(w) for w in _WORD.findall(nfc(text).lower().replace("'s ", " "))]
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """English phrases (folded word tuples) → the Korean terms the documents use."""
+
+    terms: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+
+    @functools.cached_property
+    def longest(self) -> int:
+        return max((len(k) for k in self.terms), default=0)
+
+    def korean(self, text: str) -> list[str]:
+        """Korean terms for the English phrases in ``text``, longest phrase first at each position."""
+        words = _words(text)
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            for n in range(min(self.longest, len(words) - i), 0, -1):
+                targets = self.terms.get(tuple(words[i : i + n]))
+                if targets:
+                    out.extend(t for t in targets if t not in out)
+                    i += n
+                    break
+            else:
+                i += 1
+        return out
+
+
 @dataclass(frozen=True)
 class Lexicon:
-    """Everyday-to-legal synonyms and audience cue words."""
+    """Everyday-to-legal synonyms, audience cue words and the English→Korean glossary."""
 
     synonyms: dict[str, tuple[str, ...]]
     audiences: dict[str, tuple[str, ...]]
+    glossary: Glossary = field(default_factory=Glossary)
+
+    def translations(self, query: str) -> list[str]:
+        """Korean terms for an English question (nothing for a Korean one)."""
+        return self.glossary.korean(query) if question_language(query) == "en" else []
 
     def expansions(self, query: str) -> list[str]:
         """Legal terms for the everyday words found in the query (in file order, no repeats)."""
@@ -51,24 +114,55 @@ class Lexicon:
         return best if best is not None and counts[best] > 0 else None
 
 
-@functools.cache
-def load_lexicon(path: str = "") -> Lexicon:
-    """The lexicon at ``path`` (empty: the one shipped with geungeo)."""
+def _read_json(path: str, bundled: str) -> dict[str, object]:
     try:
-        source = Path(path) if path else resources.files("geungeo.data").joinpath("lexicon.json")
-        raw = source.read_text("utf-8")
-        data = json.loads(nfc(raw))
-        synonyms = {squash(k).lower(): tuple(v) for k, v in data.get("synonyms", {}).items()}
-        audiences = {k: tuple(squash(c).lower() for c in v) for k, v in data.get("audiences", {}).items()}
-    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        source = Path(path) if path else resources.files("geungeo.data").joinpath(bundled)
+        data = json.loads(nfc(source.read_text("utf-8")))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path or 'geungeo/data/' + bundled}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path or 'geungeo/data/' + bundled}: expected a JSON object")
+    return data
+
+
+@functools.cache
+def load_glossary(path: str = "") -> Glossary:
+    """The English→Korean glossary at ``path`` (empty: the one shipped with geungeo)."""
+    data = _read_json(path, "glossary_en_ko.json")
+    try:
+        terms = {tuple(_words(k)): tuple(v) for k, v in dict(data.get("terms", {})).items()}  # type: ignore[call-overload]
+    except (AttributeError, TypeError) as exc:
+        raise ConfigError(f"glossary {path or 'geungeo/data/glossary_en_ko.json'}: {exc}") from exc
+    return Glossary({k: v for k, v in terms.items() if k and v})
+
+
+@functools.cache
+def load_lexicon(path: str = "", glossary_path: str | None = "") -> Lexicon:
+    """The lexicon at ``path`` (empty: the one shipped with geungeo), with the glossary unless ``glossary_path`` is None."""
+    data = _read_json(path, "lexicon.json")
+    try:
+        synonyms = {squash(k).lower(): tuple(v) for k, v in dict(data.get("synonyms", {})).items()}  # type: ignore[call-overload]
+        audiences = {k: tuple(squash(c).lower() for c in v) for k, v in dict(data.get("audiences", {})).items()}  # type: ignore[call-overload]
+    except (AttributeError, TypeError) as exc:
         raise ConfigError(f"lexicon {path or 'geungeo/data/lexicon.json'}: {exc}") from exc
-    return Lexicon(synonyms, audiences)
+    glossary = load_glossary(glossary_path) if glossary_path is not None else Glossary()
+    return Lexicon(synonyms, audiences, glossary)
+
+
+def lexicon_for(settings: Settings) -> Lexicon | None:
+    """The lexicon the settings ask for: synonyms with ``query_expansion``, the glossary with ``english_glossary``."""
+    if not settings.query_expansion and not settings.english_glossary:
+        return None
+    lexicon = load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None)
+    return lexicon if settings.query_expansion else replace(lexicon, synonyms={})
 
 
 def query_terms(query: str, lexicon: Lexicon | None = None) -> list[str]:
-    """BM25 terms of a question: its own terms without stop terms, then the lexicon's legal terms."""
+    """BM25 terms of a question: its own terms without stop terms, the glossary's Korean terms for an
+    English question, then the lexicon's legal terms."""
     own = [t for t in bm25_terms(query) if t not in QUERY_STOP_TERMS]
     if lexicon is None:
         return own
-    extra = [t for phrase in lexicon.expansions(query) for t in bm25_terms(phrase) if t not in own]
+    phrases = [*lexicon.translations(query), *lexicon.expansions(query)]
+    extra = [t for phrase in phrases for t in bm25_terms(phrase) if t not in own and t not in QUERY_STOP_TERMS]
     return own + list(dict.fromkeys(extra))

@@ -10,7 +10,7 @@ import numpy as np
 
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
-from geungeo.retrieval.expansion import load_lexicon, query_terms
+from geungeo.retrieval.expansion import lexicon_for, query_terms
 from geungeo.retrieval.filters import And, Filter, In
 from geungeo.retrieval.rrf import rrf
 from geungeo.retrieval.scope import StoredDocuments
@@ -73,8 +73,7 @@ class HybridRetriever:
             scoped = And((where, scoped))
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "sparse"):
-            lexicon = load_lexicon(self.settings.lexicon_path) if self.settings.query_expansion else None
-            terms = query_terms(q, lexicon)
+            terms = query_terms(q, lexicon_for(self.settings))
             rankings["sparse"] = self.store.sparse_search(terms, n, where)
             if scoped is not None:
                 rankings["sparse in named"] = self.store.sparse_search(terms, n, scoped)

@@ -101,8 +101,9 @@ def bm25_terms_many(texts: Iterable[str]) -> Iterator[list[str]]:
         yield _terms(tokens, refs)
 
 
-def chunk_terms(chunks: Sequence[Chunk], header_weight: int = 1) -> list[list[str]]:
-    """Index terms of chunks: the header's terms ``header_weight`` times, then the text's (a field boost)."""
-    texts = [t for c in chunks for t in (c.header, c.text)]
+def chunk_terms(chunks: Sequence[Chunk], header_weight: int = 1, *, context: bool = False) -> list[list[str]]:
+    """Index terms of chunks: the header's terms ``header_weight`` times, then the text's (a field boost);
+    with ``context``, the chunk's context line (document, section path, table caption) is part of the text."""
+    texts = [t for c in chunks for t in (c.header, f"{c.context}\n{c.text}" if context and c.context else c.text)]
     terms = list(bm25_terms_many(texts))
     return [terms[2 * i] * header_weight + terms[2 * i + 1] for i in range(len(chunks))]

@@ -11,10 +11,10 @@ from geungeo.graph.extractive import Extract, extract
 from geungeo.graph.models import REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.nodes.judging import agreement, evidence_items
 from geungeo.graph.state import GraphState
+from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
 
 _CITATION = re.compile(r"\[([^\[\]\n]{2,120})\]")
-_ENGLISH = re.compile(r"^[\x00-\x7f]+$")
 
 GENERATE_PROMPT = (
     "당신은 법령·규정 상담원입니다. 아래 근거 단락에 명시된 내용만으로 질문에 답하세요. "
@@ -22,10 +22,6 @@ GENERATE_PROMPT = (
     "근거가 질문에 답하지 않으면 '근거 부족'이라고만 말하고 추측하지 마세요. {lang} {style}"
 )
 STRICT_SUFFIX = " 엄격 모드: 근거 문장에 글자 그대로 있는 내용만 쓰고, 해석·일반 상식·추론을 더하지 마세요."
-
-
-def answer_language(question: str) -> str:
-    return "en" if _ENGLISH.match(question.strip()) else "ko"
 
 
 def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, list[Citation], int]:
@@ -50,7 +46,7 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
 def refusal_text(question: str, evidence: list[EvidenceItem], missing: list[str] | None = None) -> str:
     """ "근거 부족" with the closest passages and, when known, the figure they do not state."""
     near = ", ".join(dict.fromkeys(e.label for e in evidence[:3]))
-    if answer_language(question) == "en":
+    if question_language(question) == "en":
         what = f" ({', '.join(m.split(' / ')[1] for m in missing)})" if missing else ""
         tail = f" Closest passages: {near}." if near else ""
         return f"{REFUSAL} (insufficient evidence): the documents do not state this{what}.{tail}"
@@ -73,7 +69,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
             text = refusal_text(question, items, ex.missing)
             emit_tokens(text)
             return {"answer": text, "refused": True, "citations": [], "removed_citations": 0, "mode": "extractive"}
-        lead = "Relevant provisions (quoted from the documents):" if answer_language(question) == "en" else "문서에 따르면:"
+        lead = "Relevant provisions (quoted from the documents):" if question_language(question) == "en" else "문서에 따르면:"
         text = ex.render(lead)
         emit_tokens(text)
         answer, citations, removed = validate_citations(text, items)
@@ -85,7 +81,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
             "mode": "extractive",
         }
     plan = QueryPlan.model_validate(state["plan"]) if state.get("plan") else None
-    lang = "영어로 답하세요." if answer_language(question) == "en" else "한국어로 답하세요."
+    lang = "영어로 답하세요." if question_language(question) == "en" else "한국어로 답하세요."
     style = {"short": "두세 문장으로.", "detailed": "항목별로 자세히.", "normal": ""}.get(
         plan.answer_style if plan else "normal", ""
     )

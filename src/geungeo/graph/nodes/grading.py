@@ -1,5 +1,5 @@
-"""After generation: groundedness check (strict regeneration), answer grade (one improvement),
-follow-up suggestions and the cache write."""
+"""After generation: groundedness check (strict regeneration), answer grade (one improvement) and
+follow-up suggestions, checked in one round, and the cache write."""
 
 from __future__ import annotations
 
@@ -28,6 +28,29 @@ def _listing(state: GraphState) -> str:
 
 
 def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Groundedness, answer grade and follow-up suggestions at once: three independent LLM calls, one round.
+
+    The grade and the suggestions are drafted beside the groundedness check rather than after it;
+    when the check fails and the answer is regenerated, the new answer is checked (and graded) again.
+    """
+    trackers = (Tracker(), Tracker(), Tracker())
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [
+            pool.submit(check_grounding, state, ctx, trackers[0]),
+            pool.submit(grade, state, ctx, trackers[1]),
+            pool.submit(suggest, state, ctx, trackers[2]),
+        ]
+        update: Update = {}
+        for future in futures:
+            update.update(future.result())
+    for t in trackers:
+        tracker.calls += t.calls
+        tracker.notes.extend(t.notes)
+    return update
+
+
+def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """Are the answer's claims in the evidence? (LLM judge; extractive answers are quotes.)"""
     if state.get("refused"):
         return {"groundedness": Groundedness(score=1.0, checked_by="skipped").model_dump()}
     if ctx.extractive or not ctx.settings.hallucination_check_enabled:
@@ -49,7 +72,7 @@ def after_grounding(state: GraphState, ctx: GraphContext) -> str:
         return "regenerate"
     if failed:
         return "flag"
-    return "review"
+    return after_review(state, ctx)
 
 
 def regenerate(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -82,19 +105,6 @@ def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         Grade(completeness=1, relevance=1, clarity=1, accuracy=1),
     )
     return {"grade": verdict.model_dump()} if ok else {}
-
-
-def review(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """Grade the answer and draft follow-up questions at once: two independent LLM calls, one round."""
-    trackers = (Tracker(), Tracker())
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        graded = pool.submit(grade, state, ctx, trackers[0])
-        suggested = pool.submit(suggest, state, ctx, trackers[1])
-        update = {**graded.result(), **suggested.result()}
-    for t in trackers:
-        tracker.calls += t.calls
-        tracker.notes.extend(t.notes)
-    return update
 
 
 def after_review(state: GraphState, ctx: GraphContext) -> str:

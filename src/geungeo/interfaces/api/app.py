@@ -20,8 +20,8 @@ from starlette.exceptions import HTTPException
 from geungeo import __version__
 from geungeo.errors import GeungeoError, ProviderError, StoreError
 from geungeo.graph.runner import QueryRunner
-from geungeo.interfaces.api.middleware import BodyLimitMiddleware, TimeoutMiddleware
-from geungeo.interfaces.api.routes import ask, documents, feedback, health, openai_compat, search
+from geungeo.interfaces.api.middleware import UPLOAD_PATH, BodyLimitMiddleware, TimeoutMiddleware
+from geungeo.interfaces.api.routes import ask, documents, feedback, health, openai_compat, page_images, search
 from geungeo.interfaces.api.security import require_api_key
 from geungeo.interfaces.api.state import ApiState
 from geungeo.settings import Settings
@@ -75,11 +75,17 @@ def create_app(settings: Settings | None = None, runner: QueryRunner | None = No
     app.state.api = state
     _install_handlers(app)
     secured: dict[str, Any] = {"dependencies": [Depends(require_api_key)]}
-    for module in (ask, search, documents, feedback, openai_compat):
+    for module in (ask, search, documents, feedback, openai_compat, page_images):
         app.include_router(module.router, **secured)
     app.include_router(health.router)
+    uploads = [UPLOAD_PATH]
+    if settings.ui_mount_path.strip():  # the web UI (gradio), its uploads under the upload limit
+        from geungeo.interfaces.web.app import mount_ui
+
+        uploads.append(mount_ui(app, state, settings.ui_mount_path).rstrip("/") + "/gradio_api/upload")
     app.add_middleware(TimeoutMiddleware, seconds=settings.api_timeout_s)
-    app.add_middleware(BodyLimitMiddleware, request=settings.api_max_request_kb << 10, upload=settings.api_max_upload_mb << 20)
+    app.add_middleware(BodyLimitMiddleware, request=settings.api_max_request_kb << 10, upload=settings.api_max_upload_mb << 20,
+                       upload_paths=tuple(uploads))
     origins = [o.strip() for o in settings.api_cors_origins.split(",") if o.strip()]
     if origins:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["*"], allow_headers=["*"],

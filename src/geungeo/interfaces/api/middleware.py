@@ -14,11 +14,13 @@ UPLOAD_PATH = "/v1/documents"
 
 
 class BodyLimitMiddleware:
-    """413 for a body over the limit: ``upload`` bytes for ``POST /v1/documents``, ``request`` bytes for the rest."""
+    """413 for a body over the limit: ``upload`` bytes for ``POST /v1/documents`` (and the other ``upload_paths``),
+    ``request`` bytes for the rest."""
 
-    def __init__(self, app: ASGIApp, request: int, upload: int) -> None:
+    def __init__(self, app: ASGIApp, request: int, upload: int, upload_paths: tuple[str, ...] = (UPLOAD_PATH,)) -> None:
         self.app = app
         self.request, self.upload = request, upload
+        self.upload_paths = frozenset(p.rstrip("/") for p in upload_paths)
 
     def message(self, limit: int) -> str:
         shown = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
@@ -28,7 +30,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        is_upload = scope["method"] == "POST" and scope["path"].rstrip("/") == UPLOAD_PATH
+        is_upload = scope["method"] == "POST" and scope["path"].rstrip("/") in self.upload_paths
         limit = self.upload + (1 << 20) if is_upload else self.request  # multipart framing on top of the file
         declared = Headers(scope=scope).get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:

@@ -1,0 +1,213 @@
+"""Where the text, tables and figures of a PDF page lie, so each enters the reading order once.
+
+pypdfium2 gives every character of a page in content order with its box. A table's characters
+are dropped from the running text and its element takes the place of its first character; a
+caption line next to a table or figure moves into that element. A figure (an image object
+large enough not to be a logo or a bullet, not inside a table, not a page background) is kept
+only when a caption or a source line (``☞ 출처:``, ``자료:``) lies next to it: its element text
+is the caption and the source line, and it enters the reading order before the first line
+below the image. Source lines are copied, not moved: they also cite the surrounding article.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+
+from geungeo.ingest.pdf_tables import Rect
+from geungeo.text.normalize import clean_text, nfc
+from geungeo.types import Element
+
+CaptionKind = Literal["table", "figure"]
+
+_SLACK = 1.0  # points a character's centre may lie outside a table's outline
+_CAPTION_GAP = 36.0  # points between a caption line and its table or figure
+_MIN_SIDE = 36.0  # images narrower or lower than half an inch are bullets, rules or logos
+_MIN_AREA = 0.02  # ... and so are images under 2% of the page
+_MAX_AREA = 0.8  # images over 80% of the page are backgrounds (covers)
+
+_OPEN, _CLOSE = r"[<〈《\[［【(]", r"[>〉》\]］】)]"
+_NUMBER = r"\s*\d+(?:[-.]\d+)*\s*"
+_CAPTIONS: dict[CaptionKind, re.Pattern[str]] = {
+    "table": re.compile(rf"^(?:{_OPEN}\s*(?:표|table){_NUMBER}{_CLOSE}|(?:표|table){_NUMBER}[.:]?(?:\s|$))", re.I),
+    "figure": re.compile(
+        rf"^(?:{_OPEN}\s*(?:그림|사진|figure|fig\.){_NUMBER}{_CLOSE}|(?:그림|figure|fig\.){_NUMBER}[.:]?(?:\s|$))", re.I
+    ),
+}
+_TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracketed title line: <구글 딥마인드의 …>
+_SOURCE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
+_INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
+
+
+def text_lines(text: str) -> list[str]:
+    """Non-empty NFC lines of extracted text, a bullet glued to the previous line split off."""
+    lines = (part for line in nfc(text).split("\n") for part in _INLINE_BULLET.split(line.rstrip("\r")))
+    return [line for line in lines if line.strip()]
+
+
+def _any(_: str) -> bool:
+    return True
+
+
+def _centre_in(box: Rect, rect: Rect, slack: float = _SLACK) -> bool:
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return rect[0] - slack <= x <= rect[2] + slack and rect[1] - slack <= y <= rect[3] + slack
+
+
+def _union(boxes: list[Rect]) -> Rect:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _overlaps_x(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] and b[0] < a[2]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the page's text: characters ``start`` to ``end`` (exclusive), its box."""
+
+    start: int
+    end: int
+    text: str
+    box: Rect
+
+
+@dataclass(slots=True)
+class PageChars:
+    """The page's characters in content order and their boxes (index i of both is one char)."""
+
+    text: str
+    boxes: list[Rect]
+
+    @classmethod
+    def read(cls, textpage: pypdfium2.PdfTextPage) -> PageChars:
+        count = textpage.count_chars()
+        text = textpage.get_text_range()
+        if len(text) != count:  # pdfium left out or added characters: read them one by one
+            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
+        return cls(text, [textpage.get_charbox(i) for i in range(count)])
+
+    def lines(self) -> list[Line]:
+        out, start = [], 0
+        for end in [m.start() for m in re.finditer("\n", self.text)] + [len(self.text)]:
+            stop = end - 1 if end and self.text[end - 1] == "\r" else end
+            boxes = [self.boxes[i] for i in range(start, stop) if not self.text[i].isspace()]
+            if boxes:
+                out.append(Line(start, stop, self.text[start:stop], _union(boxes)))
+            start = end + 1
+        return out
+
+    def read_rect(self, rect: Rect) -> str:
+        """The text inside ``rect`` (a table cell): wrapped lines joined, a space where the
+        line ended with one (pdfium keeps it) or the next line opens a bullet."""
+        inside = "".join(ch for ch, box in zip(self.text, self.boxes, strict=True) if ch == "\n" or _centre_in(box, rect))
+        out = ""
+        for line in nfc(inside).replace("\r", "").split("\n"):
+            if not line.strip():
+                continue
+            joint = " " if out.endswith((" ", "\t")) or line.lstrip().startswith(("-", "∙", "•", "·", "※", "*")) else ""
+            out = f"{out}{joint}{line}" if out else line
+        return clean_text(out)
+
+
+def figure_candidates(page: pypdfium2.PdfPage) -> list[Rect]:
+    """Boxes of the page's images big enough for a figure and smaller than a background."""
+    width, height = page.get_size()
+    area = width * height
+    rects: list[Rect] = []
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
+        left, bottom, right, top = (float(v) for v in obj.get_bounds())
+        w, h = right - left, top - bottom
+        if min(w, h) >= _MIN_SIDE and _MIN_AREA * area <= w * h <= _MAX_AREA * area:
+            rects.append((left, bottom, right, top))
+    return rects
+
+
+@dataclass
+class PageLayout:
+    """Collects a page's tables and figures and gives its text back with them in place."""
+
+    chars: PageChars
+    lines: list[Line] = field(init=False)
+    dropped: set[int] = field(default_factory=set)
+    anchors: dict[int, list[Element]] = field(default_factory=dict)
+    tables: list[Rect] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lines = self.chars.lines()
+
+    def take_caption(self, rect: Rect, kind: CaptionKind) -> str | None:
+        """The caption line nearest above (else below) ``rect``; it leaves the running text."""
+
+        def is_caption(text: str) -> bool:
+            return bool(_CAPTIONS[kind].match(text) or _TITLE.match(text))
+
+        line = self._nearest(rect, is_caption, below=False) or self._nearest(rect, is_caption)
+        if line is None:
+            return None
+        self.dropped.update(range(line.start, line.end))
+        return clean_text(nfc(line.text))
+
+    def source_line(self, rect: Rect) -> str | None:
+        """A source line (``☞ 출처: …``) just below ``rect``, left in the running text."""
+        line = self._nearest(rect, lambda text: bool(_SOURCE.match(text)))
+        return clean_text(nfc(line.text)) if line else None
+
+    def in_table(self, rect: Rect) -> bool:
+        return any(_centre_in(rect, table, 0.0) for table in self.tables)
+
+    def add_table(self, rect: Rect, element: Element) -> None:
+        """Drop the characters inside ``rect``; the element takes the first one's place."""
+        inside = [i for i, box in enumerate(self.chars.boxes) if _centre_in(box, rect) and i not in self.dropped]
+        self.dropped.update(inside)
+        self.tables.append(rect)
+        self.anchors.setdefault(inside[0] if inside else self._below(rect), []).append(element)
+
+    def add_figure(self, rect: Rect, element: Element) -> None:
+        self.anchors.setdefault(self._below(rect), []).append(element)
+
+    def items(self) -> list[str | Element]:
+        """The page's text lines with the table and figure elements at their places."""
+        out: list[str | Element] = []
+        kept: list[str] = []
+        for i, ch in enumerate([*self.chars.text, ""]):
+            if i in self.anchors:
+                out += text_lines("".join(kept))
+                out += self.anchors[i]
+                kept = []
+            if i not in self.dropped:
+                kept.append(ch)
+        return out + text_lines("".join(kept))
+
+    def _below(self, rect: Rect) -> int:
+        """Where a region enters the reading order: before the line right under it, else after
+        the line right over it, else at the end of the page."""
+        under = self._nearest(rect, _any, within=math.inf)
+        if under is not None:
+            return under.start
+        over = self._nearest(rect, _any, below=False, within=math.inf)
+        return over.end if over is not None else len(self.chars.text)
+
+    def _gone(self, line: Line) -> bool:
+        return all(i in self.dropped for i in range(line.start, line.end))
+
+    def _nearest(
+        self, rect: Rect, accept: Callable[[str], bool], *, below: bool = True, within: float = _CAPTION_GAP
+    ) -> Line | None:
+        """The accepted line closest to ``rect`` within ``within`` points, below it or above it."""
+        best: tuple[float, Line] | None = None
+        for line in self.lines:
+            gap = rect[1] - line.box[3] if below else line.box[1] - rect[3]
+            if not 0 <= gap + _SLACK <= within or not _overlaps_x(line.box, rect) or self._gone(line):
+                continue
+            if any(_centre_in(line.box, t, 0.0) for t in self.tables):
+                continue
+            if accept(clean_text(nfc(line.text))) and (best is None or gap < best[0]):
+                best = (gap, line)
+        return best[1] if best else None
