@@ -1,5 +1,9 @@
 """Small documents written for tests (the real ones live in ../shared)."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 VACATION_LAW = """---
 제목: 휴가보장법
 시행일자: 2025-01-01
@@ -35,3 +39,16 @@ VACATION_LAW = """---
 
 제1조 (시행일) 이 법은 공포한 날부터 시행한다.
 """
+
+
+def vacation_law_store(root: Path) -> Path:
+    """A data directory under ``root`` holding 휴가보장법, ingested with the fake embedder."""
+    from geungeo.engine import build_engine
+    from geungeo.settings import Settings
+
+    (root / "docs").mkdir()
+    (root / "docs" / "휴가보장법.md").write_text(VACATION_LAW, "utf-8")
+    engine = build_engine(Settings(data_dir=root / "data", embed_provider="fake"))
+    engine.ingest([root / "docs"])
+    engine.close()
+    return root / "data"

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     enable_query_routing: bool = Field(True, description="Route greetings, follow-ups and retrieval questions apart.")
     cache_enabled: bool = Field(True, description="Answer near-duplicate questions from the semantic cache.")
     cache_threshold: float = Field(0.9, ge=0.0, le=1.0, description="Cosine similarity for a semantic-cache hit.")
+    corrections_enabled: bool = Field(
+        True, description="Prefer human-verified corrections (feedback with a correction) as evidence for similar questions."
+    )
+    correction_threshold: float = Field(
+        0.85, ge=0.0, le=1.0, description="Cosine similarity of questions for a correction to apply."
+    )
     max_sub_queries: int = Field(5, ge=1, le=5, description="Most sub-queries the planner may make.")
     query_variations: int = Field(3, ge=1, le=5, description="Variations per sub-query (multi-query) when an LLM plans.")
     enable_hyde: bool = Field(True, description="Embed a hypothetical answer passage for vague questions (needs an LLM).")

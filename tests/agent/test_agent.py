@@ -21,7 +21,7 @@ from geungeo.graph.runner import QueryRunner, run_query, stream_query
 from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel, ToolCall, tool_calls
-from tests.fixtures import VACATION_LAW as LAW
+from tests.fixtures import vacation_law_store
 
 GENERATED = "1년간 80퍼센트 이상 출근하면 15일의 유급휴가를 받습니다 [휴가보장법 제2조] [없는법 제9조]"
 SEARCH = ToolCall("search_documents", {"query": "연차 유급휴가 일수", "top_k": 3})
@@ -37,13 +37,7 @@ GRAPH = {  # what the graph's nodes reply when the agent falls back
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("agent")
-    (root / "docs").mkdir()
-    (root / "docs" / "휴가보장법.md").write_text(LAW, "utf-8")
-    engine = build_engine(Settings(data_dir=root / "data", embed_provider="fake"))
-    engine.ingest([root / "docs"])
-    engine.close()
-    return root / "data"
+    return vacation_law_store(tmp_path_factory.mktemp("agent"))
 
 
 def _runner(data_dir: Path, llm: Any, **settings: Any) -> QueryRunner:

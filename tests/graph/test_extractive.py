@@ -58,3 +58,20 @@ def test_english_question_scores_on_its_korean_glossary_terms() -> None:
     ex = extract("How many days of annual paid leave does a worker get?", EVIDENCE, lexicon)
     assert ex.sentences and ex.sentences[0].item.label == "법 제2조" and ex.score > 0.3
     assert extract("How many days of annual paid leave does a worker get?", EVIDENCE, load_lexicon("", None)).score < ex.score
+
+
+def test_the_bare_name_of_a_figure_does_not_state_it() -> None:
+    named = [_item(1, "법 제4조", "제4조(최저임금액) 최저임금액은 시간·일·주 또는 월을 단위로 정하고 그 금액을 고시한다.")]
+    assert missing_details("최저임금이 정확히 얼마예요?", named) == ["금액 / amount"]
+    stated = [_item(1, "법 제9조", "제9조(수수료) 재발급 수수료는 5,000원으로 한다.")]
+    assert missing_details("재발급 수수료가 얼마예요?", stated) == []
+    assert missing_details("신고는 언제까지 해야 하나요?", [_item(1, "법 제3조", "사업자는 지체 없이 신고하여야 한다.")]) == []
+
+
+def test_a_citation_shared_by_two_passages_points_at_the_one_it_quotes() -> None:
+    from geungeo.graph.nodes.generation import validate_citations
+
+    first = _item(1, "계획 › 추진 배경", "디지털 전환이 빨라지고 있다.")
+    second = _item(2, "계획 › 추진 배경", "전자증명서를 2021년까지 300종으로 늘린다.")
+    text, citations, removed = validate_citations("- 전자증명서를 2021년까지 300종으로 늘린다. [계획 › 추진 배경] [없는 문서]", [first, second])
+    assert [c.chunk_id for c in citations] == ["c2"] and removed == 1 and "[없는 문서]" not in text

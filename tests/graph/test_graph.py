@@ -15,6 +15,7 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import Garbage, ScriptedChatModel
 from tests.fixtures import VACATION_LAW as LAW
+from tests.fixtures import vacation_law_store
 
 GOOD = {
     "router": {"route": "rag_required", "needs_retrieval": True},
@@ -35,13 +36,7 @@ GOOD = {
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("graph")
-    (root / "docs").mkdir()
-    (root / "docs" / "휴가보장법.md").write_text(LAW, "utf-8")
-    engine = build_engine(Settings(data_dir=root / "data", embed_provider="fake"))
-    engine.ingest([root / "docs"])
-    engine.close()
-    return root / "data"
+    return vacation_law_store(tmp_path_factory.mktemp("graph"))
 
 
 def _runner(data_dir: Path, llm: Any = None, **settings: Any) -> QueryRunner:
@@ -141,6 +136,27 @@ def test_semantic_cache_hit_and_invalidation(data_dir: Path, tmp_path: Path) -> 
     engine.ingest([docs])
     third = runner.run("연차 유급휴가는 며칠?")
     assert not third.cache_hit and "20일" in third.answer
+    runner.close()
+
+
+def test_a_verified_correction_is_preferred_and_replaces_the_cached_answer(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "휴가보장법.md").write_text(LAW, "utf-8")
+    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_threshold=0.95))
+    engine.ingest([docs])
+    runner = QueryRunner(engine, llm=None)
+    question = "연차 유급휴가는 며칠?"
+    assert runner.run(question).answer == runner.run(question).answer  # the second one from the cache
+    n = runner.correct(question, "연차 유급휴가는 1년간 80퍼센트 이상 출근하면 15일이며, 3년 이상 근속하면 가산휴가가 붙습니다.")
+    answer = runner.run(question)
+    assert not answer.cache_hit and answer.evidence[0].origin == "correction" and answer.evidence[0].label == f"검수 답변 #{n}"
+    assert answer.citations[0].label == f"검수 답변 #{n}" and "가산휴가" in answer.answer
+    assert any(e.origin == "retrieval" for e in answer.evidence)  # the documents still back it
+    unrelated = runner.run("출산전후휴가는 며칠인가요?")
+    assert all(e.origin != "correction" for e in unrelated.evidence)
+    off = runner.run(question, corrections_enabled=False, cache_enabled=False)
+    assert all(e.origin != "correction" for e in off.evidence)
     runner.close()
 
 

@@ -311,6 +311,18 @@ def test_feedback_is_appended(client: httpx.Client, data_dir: Path) -> None:
     assert client.post("/v1/feedback", json={**body, "rating": "meh"}).status_code == 422
 
 
+def test_a_correction_is_preferred_evidence_next_time(client: httpx.Client) -> None:
+    question = "정기 주차권 신청은 어디에 하나요?"
+    body = {"question": question, "answer": "근거 부족", "rating": "down",
+            "correction": "정기 주차권은 총무팀에 신청하며, 신청서는 매 학기 시작 2주 전까지 제출합니다."}
+    correction_id = client.post("/v1/feedback", json=body).json()["correction_id"]
+    assert isinstance(correction_id, int)
+    answer = client.post("/v1/ask", json={"question": question}).json()
+    assert answer["evidence"][0]["origin"] == "correction" and answer["evidence"][0]["label"] == f"검수 답변 #{correction_id}"
+    assert not answer["refused"] and any(c["label"] == f"검수 답변 #{correction_id}" for c in answer["citations"])
+    assert "총무팀" in answer["answer"]
+
+
 # --- OpenAI-compatible ----------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from geungeo.engine import Engine
 from geungeo.graph.cache import SemanticCache
+from geungeo.graph.corrections import Corrections
 from geungeo.graph.state import GraphState
 from geungeo.llm.base import CallInfo, invoke_json, invoke_text, node_tag, stream_text
 from geungeo.retrieval.expansion import Lexicon
@@ -47,6 +48,7 @@ class GraphContext:
     lexicon: Lexicon
     structural: StructuralLookup
     cache: SemanticCache | None = None
+    corrections: Corrections | None = None
 
     @property
     def extractive(self) -> bool:

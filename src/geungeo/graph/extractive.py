@@ -21,20 +21,34 @@ from geungeo.text.kiwi import bm25_terms_many
 _SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
 # What a question asks for, and how a passage that states it reads. A question asking for a figure
 # the top passages never state ("만 몇 세", "몇 %") is the typical near miss: the article exists but
-# delegates or omits the detail.
+# delegates or omits the detail. A passage states a figure with a number ("15일", "100분의 50",
+# "30만원"); the bare word ("금액", "연령", "기간") names the detail without stating it. A deadline may
+# also be "지체 없이" or "즉시", a cost "실비".
 DETAILS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (name, re.compile(asks, re.IGNORECASE), re.compile(states))
     for name, asks, states in (
-        ("나이 / age", r"몇\s*세|나이|몇\s*살|연령|how old", r"\d+\s*세|연령"),
-        ("비율 / rate", r"몇\s*(%|퍼센트|프로)|비율|퍼센트|percent", r"\d+\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|비율"),
-        ("금액 / amount", r"얼마|금액|몇\s*원|비용|how much", r"\d[\d,]*\s*(만|천|억)?\s*원|금액|실비|\d+\s*배"),
+        ("나이 / age", r"몇\s*세|나이|몇\s*살|연령|how old", r"\d+\s*세"),
+        (
+            "비율 / rate",
+            r"몇\s*(%|퍼센트|프로)|비율|퍼센트|percent",
+            r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할",
+        ),
+        (
+            "금액 / amount",
+            r"얼마|금액|몇\s*원|비용|how much",
+            r"\d[\d,]*\s*(만|천|억)?\s*원|실비|\d+\s*배|분의\s*\d|\d+\s*분의|\d+(\.\d+)?\s*(퍼센트|%)",
+        ),
         ("일수 / days", r"며칠|몇\s*일|how many days", r"\d+\s*일|\d+\s*(개월|주|년)"),
         ("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
-        ("인원 / headcount", r"몇\s*명|인원", r"\d+\s*(명|인)|인원"),
+        ("인원 / headcount", r"몇\s*명|인원", r"\d+\s*(명|인)"),
         ("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
-        ("횟수 / times", r"몇\s*(번|회)|횟수|how many times", r"\d+\s*(회|번|차)|횟수"),
-        ("기간 / period", r"몇\s*(년|개월|달|주)|기간|how long", r"\d+\s*(년|개월|주|일)|기간"),
-        ("기한 / deadline", r"언제까지|기한|마감|deadline", r"\d+\s*(일|개월|년|주)\s*(이내|전|까지|후|안)|까지|기한"),
+        ("횟수 / times", r"몇\s*(번|회)|횟수|how many times", r"\d+\s*(회|번|차)"),
+        ("기간 / period", r"몇\s*(년|개월|달|주)|기간|how long", r"\d+\s*(년|개월|주|일|학기)"),
+        (
+            "기한 / deadline",
+            r"언제까지|기한|마감|deadline",
+            r"\d+\s*(일|개월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        ),
     )
 )
 
@@ -86,7 +100,8 @@ class Extract:
         return "\n".join(parts)
 
 
-_HEADING = re.compile(r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|\[[^\]]*\])$")
+# Bare headings and titles: 부칙 lines, 편/장/절/관 headings, bracketed titles and table or figure captions.
+_HEADING = re.compile(r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$")
 
 
 _TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
@@ -131,7 +146,7 @@ def extract(
     evidence: Sequence[EvidenceItem],
     lexicon: Lexicon | None,
     *,
-    max_sentences: int = 3,
+    max_sentences: int = 5,
     agreement: float = 0.0,
 ) -> Extract:
     """The sentences of ``evidence`` that best cover ``question`` and how well they support it."""

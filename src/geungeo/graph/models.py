@@ -63,7 +63,7 @@ class EvidenceItem(BaseModel):
 
 
 def citation_label(chunk: Chunk) -> str:
-    """``근로기준법 제60조``, ``교원인사규정 제8조``, ``X.pdf p.4``, ``학칙 별표 2``, or the document."""
+    """``근로기준법 제60조``, ``교원인사규정 제8조``, ``X.pdf p.4``, ``학칙 별표 2``, or the header (document › section)."""
     m = chunk.meta
     doc = str(m.get("doc") or m.get("source") or "")
     if m.get("article") and not m.get("addendum"):
@@ -74,7 +74,7 @@ def citation_label(chunk: Chunk) -> str:
         return f"{m.get('source') or doc} p.{m['page']}"
     if m.get("addendum"):
         return f"{doc} 부칙"
-    return doc
+    return chunk.header or doc  # a section of an HWP/DOCX document: ``디지털 정부혁신 추진계획 › □ 추진 배경``
 
 
 class Citation(BaseModel):

@@ -21,6 +21,7 @@ from geungeo.engine import Engine, build_engine
 from geungeo.graph.build import build_graph
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.context import GraphContext
+from geungeo.graph.corrections import Corrections
 from geungeo.graph.models import Answer, FlowStep
 from geungeo.graph.nodes.grading import answer_from_state
 from geungeo.graph.synthesis import synthesize
@@ -75,6 +76,9 @@ class QueryRunner:
         self.cache = SemanticCache(
             data / "cache" / "answers.sqlite", self.engine.embedder, self.engine.store, self.settings.cache_threshold
         )
+        self.corrections = Corrections(
+            data / "corrections.sqlite", self.engine.embedder, self.settings.correction_threshold
+        )
         self._lock = threading.Lock()
         self.graph = build_graph(self._context(self.settings), self.checkpointer)
 
@@ -86,6 +90,7 @@ class QueryRunner:
             lexicon=load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None),
             structural=StructuralLookup(self.engine.store, self.engine.retriever.documents),
             cache=self.cache if settings.cache_enabled else None,
+            corrections=self.corrections if settings.corrections_enabled else None,
         )
 
     def _graph_for(self, overrides: dict[str, Any]) -> Any:
@@ -152,7 +157,15 @@ class QueryRunner:
         assert final is not None
         return final
 
+    def correct(self, question: str, text: str) -> int:
+        """Record a human-verified correction of the answer to ``question``: similar questions get it as
+        their preferred evidence, and the cached answers to them are dropped. Returns the correction's id."""
+        correction = self.corrections.add(question, text)
+        self.cache.forget(question)
+        return correction.id
+
     def close(self) -> None:
+        self.corrections.close()
         self.cache.close()
         self._conn.close()
         self.engine.close()

@@ -50,7 +50,7 @@ def _snippet(item: EvidenceItem, answer: str) -> str:
 
 
 def _entity(item: EvidenceItem) -> EntityReference | None:
-    if item.category == "table" and item.table:
+    if item.table:
         table = Table.from_json(item.table)
         return EntityReference(
             kind="table",
@@ -87,9 +87,8 @@ def _confidence(answer: Answer) -> float:
 
 def synthesize(answer: Answer, data_dir: Path) -> StructuredAnswer:
     """The structured form of ``answer``: what it says, what it stands on, what to watch out for."""
-    by_chunk = {item.chunk_id: item for item in answer.evidence}
-    cited = [by_chunk[c.chunk_id] for c in answer.citations if c.chunk_id in by_chunk]
-    cited = list({item.chunk_id: item for item in cited}.values())
+    labels = {c.label for c in answer.citations}  # an answer cites by label: every passage under a cited label counts
+    cited = [item for item in answer.evidence if item.label in labels]
     if answer.refused:
         return StructuredAnswer(confidence=0.0)
     warnings: list[str] = []

@@ -33,6 +33,7 @@ from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, text_lines
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
+from geungeo.ingest.tables import table_element
 from geungeo.text.normalize import clean_text, nfc
 from geungeo.types import Document, Element, MetaValue, Table
 
@@ -115,7 +116,7 @@ def _page_items(page: pypdfium2.PdfPage, plumbed: pdfplumber.page.Page | None, n
             continue
         table = Table.from_rows(table_rows(rows), layout.take_caption(grid.bbox, "table"))
         if table is not None:
-            layout.add_table(grid.bbox, Element(table.markdown(), "table", page=number, table=table))
+            layout.add_table(grid.bbox, table_element(table, page=number))
     for rect in images:
         if layout.in_table(rect):
             continue

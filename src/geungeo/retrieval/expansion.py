@@ -39,19 +39,25 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def fold(word: str) -> str:
-    """A light English stem: ``leaves``/``leave``, ``wages``/``wage``, ``dismissed``/``dismiss``, ``paying``/``pay``."""
+    """A light English stem, applied alike to glossary keys and questions: ``leaves``/``leave``,
+    ``announced``/``announce``/``announcement``, ``wages``/``wage``, ``dismissed``/``dismiss``, ``paying``/``pay``
+    fold together."""
     w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 5 and w.endswith("ing"):
-        return w[:-3]
-    if len(w) > 4 and w.endswith("ed"):
-        return w[:-2] if not w.endswith("eed") else w
-    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
+    if len(w) > 8 and w.endswith("ments"):
+        w = w[:-1]
+    if len(w) > 7 and w.endswith("ment"):  # announcement/announce, settlement/settle: legal Korean has one noun for both
+        w = w[:-4]
+    elif len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-1] if w.endswith("eed") else w[:-2]
+    elif len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def _words(text: str) -> list[str]:
@@ -129,11 +135,15 @@ def _read_json(path: str, bundled: str) -> dict[str, object]:
 def load_glossary(path: str = "") -> Glossary:
     """The English→Korean glossary at ``path`` (empty: the one shipped with geungeo)."""
     data = _read_json(path, "glossary_en_ko.json")
+    terms: dict[tuple[str, ...], tuple[str, ...]] = {}
     try:
-        terms = {tuple(_words(k)): tuple(v) for k, v in dict(data.get("terms", {})).items()}  # type: ignore[call-overload]
+        for key, targets in dict(data.get("terms", {})).items():  # type: ignore[call-overload]
+            words = tuple(_words(key))
+            if words and targets:  # keys that fold together (house, housing) pool their terms
+                terms[words] = tuple(dict.fromkeys([*terms.get(words, ()), *(nfc(t) for t in targets)]))
     except (AttributeError, TypeError) as exc:
         raise ConfigError(f"glossary {path or 'geungeo/data/glossary_en_ko.json'}: {exc}") from exc
-    return Glossary({k: v for k, v in terms.items() if k and v})
+    return Glossary(terms)
 
 
 @functools.cache

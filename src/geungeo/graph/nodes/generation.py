@@ -25,22 +25,36 @@ STRICT_SUFFIX = " 엄격 모드: 근거 문장에 글자 그대로 있는 내용
 
 
 def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, list[Citation], int]:
-    """Keep citations that name an evidence item; remove the rest and count them."""
-    by_label = {squash(e.label): e for e in evidence}
+    """Keep citations that name an evidence item; remove the rest and count them.
+
+    Where several passages share a label (two chunks of one page or one section), a citation points at
+    the one that holds the words just before it.
+    """
+    by_label: dict[str, list[EvidenceItem]] = {}
+    for e in evidence:
+        by_label.setdefault(squash(e.label), []).append(e)
     cited: dict[str, Citation] = {}
     removed = 0
 
     def check(m: re.Match[str]) -> str:
         nonlocal removed
-        item = by_label.get(squash(m.group(1)))
-        if item is None:
+        items = by_label.get(squash(m.group(1)))
+        if not items:
             removed += 1
             return ""
+        item = items[0] if len(items) == 1 else _quoted(answer[: m.start()], items)
         cited.setdefault(item.chunk_id, Citation.of(item))
         return m.group(0)
 
     cleaned = _CITATION.sub(check, answer)
     return re.sub(r"[ \t]+\n", "\n", cleaned).strip(), list(cited.values()), removed
+
+
+def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
+    """The passage sharing most words with the claim before a citation (back to the previous citation or line)."""
+    claim = re.split(r"\]|\n", before)[-1]
+    words = set(claim.split())
+    return max(items, key=lambda e: (squash(claim) in squash(e.text), len(words & set(e.text.split()))))
 
 
 def refusal_text(question: str, evidence: list[EvidenceItem], missing: list[str] | None = None) -> str:

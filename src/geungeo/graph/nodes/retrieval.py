@@ -37,6 +37,11 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:
         results = list(pool.map(search, queries))
     pool_by_id = {c["chunk_id"]: c for c in state.get("candidates", [])}
+    if ctx.corrections is not None and not state.get("iteration"):
+        question = state.get("standalone") or state["question"]
+        for correction, similarity in ctx.corrections.find(question):
+            pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity).model_dump()
+            tracker.notes.append(f"verified correction #{correction.id} (similarity {similarity:.2f})")
     for rank_list in results:
         for hit in rank_list:
             score = hit.score
@@ -57,9 +62,10 @@ def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Previous/next chunks of the best candidates (the rest of a split article, the facing page)."""
     window = ctx.settings.neighbour_window
     candidates = sorted(state.get("candidates", []), key=lambda c: -c["score"])
+    retrieved = [c for c in candidates if c["origin"] != "correction"]  # a correction has no neighbours
     have = {c["chunk_id"] for c in candidates}
     added: list[dict[str, object]] = []
-    for top in candidates[: ctx.settings.rerank_top_k] if window else []:
+    for top in retrieved[: ctx.settings.rerank_top_k] if window else []:
         for chunk in ctx.engine.store.neighbours(top["chunk_id"], window):
             if chunk.id not in have:
                 have.add(chunk.id)
@@ -73,14 +79,15 @@ class _Ranking(BaseModel):
 
 
 def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """Top RERANK_TOP_K passages (LLM listwise order when a model is there, else the fused order),
-    followed by the neighbours of those passages as context."""
+    """Top RERANK_TOP_K passages: human-verified corrections first, then the retrieved ones (LLM listwise
+    order when a model is there, else the fused order), followed by the neighbours of those passages."""
     everything = state.get("candidates", [])
-    candidates = sorted((c for c in everything if c["origin"] != "neighbour"), key=lambda c: -c["score"])
-    top_k = ctx.settings.rerank_top_k
+    pinned = [c for c in everything if c["origin"] == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
+    candidates = sorted((c for c in everything if c["origin"] not in ("neighbour", "correction")), key=lambda c: -c["score"])
+    top_k = ctx.settings.rerank_top_k - len(pinned)
     pool = candidates[: top_k * 3]
     chosen = pool[:top_k]
-    if not ctx.extractive and len(pool) > 1:
+    if not ctx.extractive and len(pool) > 1 and top_k > 0:
         listing = "\n".join(f"[{i}] {c['header']}: {c['text'][:300]}" for i, c in enumerate(pool))
         question = state.get("standalone") or state["question"]
         reply, ok = ctx.ask_json(
@@ -95,6 +102,6 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         if ok and picked:
             chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
     chosen_docs = {(c["doc_id"]) for c in chosen}
-    neighbours = [c for c in everything if c["origin"] == "neighbour" and c["doc_id"] in chosen_docs][:top_k]
-    evidence = [{**c, "n": n} for n, c in enumerate(chosen + neighbours, start=1)]
+    neighbours = [c for c in everything if c["origin"] == "neighbour" and c["doc_id"] in chosen_docs][: ctx.settings.rerank_top_k]
+    evidence = [{**c, "n": n} for n, c in enumerate(pinned + chosen + neighbours, start=1)]
     return {"evidence": evidence}

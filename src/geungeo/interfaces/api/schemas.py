@@ -107,6 +107,7 @@ class FeedbackRequest(BaseModel):
 class FeedbackOut(BaseModel):
     id: str
     stored: bool = True
+    correction_id: int | None = Field(None, description="Set when the correction became preferred evidence (검수 답변 #N).")
 
 
 class Health(BaseModel):

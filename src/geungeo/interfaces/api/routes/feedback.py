@@ -1,6 +1,7 @@
 """``POST /v1/feedback``: ratings and corrections, appended as JSON lines to ``<data_dir>/feedback.jsonl``.
 
-The API only records feedback; using human-verified corrections as evidence is the answer graph's job.
+A feedback with a ``correction`` is a human-verified answer: the runner keeps it as preferred evidence
+for similar questions (:mod:`geungeo.graph.corrections`) and drops their cached answers.
 """
 
 from __future__ import annotations
@@ -29,4 +30,7 @@ async def feedback(body: FeedbackRequest, state: Annotated[ApiState, Depends(api
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
     await state.call(append)
-    return FeedbackOut(id=record["id"])
+    correction_id = None
+    if body.correction and body.correction.strip() and body.question.strip():
+        correction_id = await state.call(state.runner.correct, body.question, body.correction)
+    return FeedbackOut(id=record["id"], correction_id=correction_id)
