@@ -10,10 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from langchain_core.language_models import BaseChatModel
+
+from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings import get_embedder
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
+from geungeo.errors import ConfigError
 from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress
+from geungeo.llm import get_chat_model
 from geungeo.retrieval.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever, Mode
 from geungeo.settings import Settings
@@ -31,13 +36,34 @@ class Engine:
     embedder: Embedder
     retriever: HybridRetriever
 
-    def ingest(self, paths: Iterable[Path], *, progress: Progress | None = None) -> IngestReport:
-        """Ingest files and directories (incremental: unchanged documents are skipped)."""
-        ingestor = Ingestor(self.store, self.embedder, self.settings)
+    def ingest(
+        self, paths: Iterable[Path], *, progress: Progress | None = None, llm: BaseChatModel | None = None
+    ) -> IngestReport:
+        """Ingest files and directories (incremental: unchanged documents are skipped).
+
+        With ``chunk_context_llm`` the chat model (``llm``, else the configured one) writes each new chunk's
+        context sentence.
+        """
+        summarizer = self._summarizer(llm)
+        ingestor = Ingestor(self.store, self.embedder, self.settings, summarizer=summarizer)
         try:
             return ingestor.run(paths, progress=progress)
         finally:
             ingestor.close()
+            if summarizer is not None:
+                summarizer.close()
+
+    def _summarizer(self, llm: BaseChatModel | None) -> ChunkSummarizer | None:
+        s = self.settings
+        if not s.chunk_context_llm or s.chunk_context == "off":
+            return None
+        model = llm or get_chat_model(s)
+        if model is None:
+            raise ConfigError(
+                "GEUNGEO_CHUNK_CONTEXT_LLM needs an LLM: set GEUNGEO_LLM_PROVIDER (or turn the setting off) / "
+                "LLM 문맥 요약에는 LLM 설정이 필요합니다"
+            )
+        return ChunkSummarizer(model, s.data_dir / "cache" / "chunk_context.sqlite", timeout_s=s.llm_timeout_s)
 
     def search(self, query: str, *, k: int | None = None, where: Filter | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Hybrid search over the store."""
@@ -50,6 +76,8 @@ class Engine:
 def index_terms_id(settings: Settings) -> str:
     """What decides a chunk's index terms and vectors besides the models: a store built otherwise needs a rebuild."""
     context = "" if settings.chunk_context == "off" else f"/context-{settings.chunk_context}"
+    if context and settings.chunk_context_llm:
+        context += "+llm"
     return f"{tokenizer_id()}/header{settings.header_weight}{context}"
 
 

@@ -73,6 +73,11 @@ class Settings(BaseSettings):
         "to what BM25 indexes (sparse) or to what BM25 and the embedder see (all; re-embeds everything). "
         "Measured in benchmarks/reports/multimodal.md.",
     )
+    chunk_context_llm: bool = Field(
+        False,
+        description="With an LLM configured and chunk_context on: add the LLM's one-sentence summary of where each chunk "
+        "sits to its context line (one LLM call per new chunk at ingestion, cached by content).",
+    )
     page_images: bool = Field(
         True, description="Render PDF pages to PNG at ingestion for answers that cite a page (data_dir/page_images)."
     )
@@ -95,6 +100,14 @@ class Settings(BaseSettings):
     max_iterations: int = Field(3, ge=1, le=10, description="Most retrieval rounds of the sufficiency loop.")
     min_evidence_score: float = Field(
         0.2, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
+    )
+    detail_passages: int = Field(
+        2,
+        ge=1,
+        le=10,
+        description="Extractive 근거 부족: a question asking for a figure (몇 세, 얼마, 며칠, 몇 % …) is refused when none "
+        "of this many best passages states one (1 refuses more near misses and more answerable questions; "
+        "see benchmarks/reports/answers.md).",
     )
     enable_web_search: bool = Field(False, description="Ask the web-search provider when evidence stays insufficient.")
     web_search_url: str = Field("", description="Tavily-compatible search endpoint (POST {query, max_results}).")

@@ -143,12 +143,14 @@ class Chunk:
 
     @property
     def context(self) -> str:
-        """Where the chunk sits, beyond its header: document title, section path, table caption."""
+        """Where the chunk sits, beyond its header: document title, section path, table caption, and the
+        LLM's one-sentence summary when ingestion wrote one (:mod:`geungeo.chunking.llm_context`)."""
         from geungeo.text.normalize import squash
 
         seen = squash(f"{self.header}\n{self.text}")
         parts: list[str] = []
-        for value in (self.meta.get("doc"), self.meta.get("chapter"), _caption(self.meta.get("table"))):
+        meta = self.meta
+        for value in (meta.get("doc"), meta.get("chapter"), _caption(meta.get("table")), meta.get("context_summary")):
             if isinstance(value, str) and value.strip() and squash(value) not in seen:
                 parts.append(value.strip())
                 seen += squash(value)

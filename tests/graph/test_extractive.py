@@ -73,5 +73,6 @@ def test_a_citation_shared_by_two_passages_points_at_the_one_it_quotes() -> None
 
     first = _item(1, "계획 › 추진 배경", "디지털 전환이 빨라지고 있다.")
     second = _item(2, "계획 › 추진 배경", "전자증명서를 2021년까지 300종으로 늘린다.")
-    text, citations, removed = validate_citations("- 전자증명서를 2021년까지 300종으로 늘린다. [계획 › 추진 배경] [없는 문서]", [first, second])
+    answer = "- 전자증명서를 2021년까지 300종으로 늘린다. [계획 › 추진 배경] [없는 문서]"
+    text, citations, removed = validate_citations(answer, [first, second])
     assert [c.chunk_id for c in citations] == ["c2"] and removed == 1 and "[없는 문서]" not in text

@@ -283,7 +283,9 @@ def compose_answer(
         yield text
         return Composed(text, [], True, "llm" if llm is not None else "extractive", note="no passages")
     if llm is None:
-        ex = extract(question, evidence, lexicon, agreement=agreement(evidence, settings.rrf_k))
+        ex = extract(
+            question, evidence, lexicon, agreement=agreement(evidence, settings.rrf_k), detail_passages=settings.detail_passages
+        )
         if not ex.sentences or ex.score < settings.min_evidence_score or ex.missing:
             text = refusal_text(question, evidence, ex.missing)
             yield text

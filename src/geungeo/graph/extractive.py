@@ -23,27 +23,34 @@ _SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z
 # the top passages never state ("만 몇 세", "몇 %") is the typical near miss: the article exists but
 # delegates or omits the detail. A passage states a figure with a number ("15일", "100분의 50",
 # "30만원"); the bare word ("금액", "연령", "기간") names the detail without stating it. A deadline may
-# also be "지체 없이" or "즉시", a cost "실비".
+# also be "지체 없이" or "즉시", a cost "실비". A question asks for the figure with 몇/얼마/며칠; the bare
+# noun ("비용이 나왔어요", "임용기간이 끝나는데") and "몇 번이나 요구했는데" tell a story instead.
 DETAILS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (name, re.compile(asks, re.IGNORECASE), re.compile(states))
     for name, asks, states in (
         ("나이 / age", r"몇\s*세|나이|몇\s*살|연령|how old", r"\d+\s*세"),
         (
             "비율 / rate",
-            r"몇\s*(%|퍼센트|프로)|비율|퍼센트|percent",
+            r"몇\s*(%|퍼센트|프로)|비율|percent",
             r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할",
         ),
-        (
+        (  # "얼마예요", "얼마까지"; not "얼마나" or "얼마 안에" (a quantity or a time, below)
             "금액 / amount",
-            r"얼마|금액|몇\s*원|비용|how much",
+            r"얼마(?!\s*(나|안에|동안|지나|만에|후))|몇\s*원|how much",
             r"\d[\d,]*\s*(만|천|억)?\s*원|실비|\d+\s*배|분의\s*\d|\d+\s*분의|\d+(\.\d+)?\s*(퍼센트|%)",
         ),
+        ("수량 / quantity", r"얼마\s*(나|안에|동안|지나|만에|후)", r"\d|지체\s*없이|즉시"),
         ("일수 / days", r"며칠|몇\s*일|how many days", r"\d+\s*일|\d+\s*(개월|주|년)"),
         ("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
-        ("인원 / headcount", r"몇\s*명|인원", r"\d+\s*(명|인)"),
+        ("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
+        ("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점"),
+        ("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
+        ("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
+        ("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
+        ("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
         ("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
-        ("횟수 / times", r"몇\s*(번|회)|횟수|how many times", r"\d+\s*(회|번|차)"),
-        ("기간 / period", r"몇\s*(년|개월|달|주)|기간|how long", r"\d+\s*(년|개월|주|일|학기)"),
+        ("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
+        ("기간 / period", r"몇\s*(년|개월|달|주)|how long", r"\d+\s*(년|개월|주|일|학기)"),
         (
             "기한 / deadline",
             r"언제까지|기한|마감|deadline",
@@ -53,7 +60,7 @@ DETAILS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
 )
 
 
-def missing_details(question: str, evidence: Sequence[EvidenceItem], top: int = 3) -> list[str]:
+def missing_details(question: str, evidence: Sequence[EvidenceItem], top: int = 2) -> list[str]:
     """The kinds of figure the question asks for that none of the top passages states."""
     text = " ".join(item.text for item in evidence[:top])
     return [name for name, asks, states in DETAILS if asks.search(question) and not states.search(text)]
@@ -148,11 +155,13 @@ def extract(
     *,
     max_sentences: int = 5,
     agreement: float = 0.0,
+    detail_passages: int = 2,
 ) -> Extract:
-    """The sentences of ``evidence`` that best cover ``question`` and how well they support it."""
+    """The sentences of ``evidence`` that best cover ``question``, how well they support it, and the figures
+    it asks for that none of the best ``detail_passages`` passages states."""
     own = {t for t in query_terms(question) if not (t.isdigit() and len(t) == 1)}
     expanded = set(query_terms(question, lexicon)) - own
-    missing = missing_details(question, evidence)
+    missing = missing_details(question, evidence, detail_passages)
     candidates = [(item, s) for item in evidence for s in split_sentences(item.text)]
     if not own or not candidates:
         return Extract([], 0.0, missing)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from geungeo.chunking import chunk_document
+from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import FORMAT_VERSION, load_file, supported_suffixes
@@ -123,10 +124,13 @@ def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
 class Ingestor:
     """Writes files into a store, skipping what is already there unchanged."""
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, store: ChunkStore, embedder: Embedder, settings: Settings, *, summarizer: ChunkSummarizer | None = None
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.summarizer = summarizer
         salt = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}|{store.signature}"
         self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
 
@@ -210,6 +214,8 @@ class Ingestor:
         done = 0
         for item in work:
             t0 = time.perf_counter()
+            if self.summarizer is not None:
+                self.summarizer.annotate(item.chunks)
             terms = chunk_terms(item.chunks, self.settings.header_weight, context=self.settings.chunk_context != "off")
             t1 = time.perf_counter()
             vectors = self._embed(item.chunks, done, total, progress)

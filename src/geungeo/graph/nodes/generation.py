@@ -77,7 +77,13 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
         ex = (
             Extract.from_state(done, items)
             if done
-            else extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
+            else extract(
+                question,
+                items,
+                ctx.lexicon,
+                agreement=agreement(items, ctx.settings.rrf_k),
+                detail_passages=ctx.settings.detail_passages,
+            )
         )
         if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
             text = refusal_text(question, items, ex.missing)

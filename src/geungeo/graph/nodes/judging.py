@@ -29,7 +29,13 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
-        ex = extract(question, items, ctx.lexicon, agreement=agreement(items, ctx.settings.rrf_k))
+        ex = extract(
+            question,
+            items,
+            ctx.lexicon,
+            agreement=agreement(items, ctx.settings.rrf_k),
+            detail_passages=ctx.settings.detail_passages,
+        )
         enough = ex.score >= ctx.settings.min_evidence_score and not ex.missing
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
