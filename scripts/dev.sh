@@ -44,7 +44,7 @@ browser_deps() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${missing[*]} for the web UI browser test (apt-get)"
     { apt-get update -q >/dev/null 2>&1 \
-        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; } \
       || echo "note: apt-get could not install ${missing[*]}: the web UI browser test may be skipped" >&2
   else
     echo "note: ${missing[*]} missing (apt-get needs root): the web UI browser test is skipped without chromium" >&2

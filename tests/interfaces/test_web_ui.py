@@ -135,6 +135,7 @@ def test_upload_ask_stream_cite_and_rate_in_a_browser(server: tuple[str, Path], 
             page.route("**/*", offline)
             page.goto(f"{url}/ui/")
             expect = sync_api.expect
+            expect.set_options(timeout=60_000)  # assertions wait as long as a loaded machine needs (ingestion, streaming)
 
             # documents: upload a statute and ingest it (the same checks and ingestion as POST /v1/documents)
             page.get_by_role("tab", name="문서 / Documents").click()
