@@ -79,11 +79,13 @@ def test_ask_streams_an_answer_with_citations_and_json(env: Path) -> None:
     runner.invoke(app, ["ingest", str(env)])
     res = runner.invoke(app, ["ask", "연차 유급휴가는 며칠?", "--verbose"])
     assert res.exit_code == 0, res.output
-    assert "[휴가법 제2조]" in res.output and "generate" in res.output
+    assert "[휴가법 제2조]" in res.output and "generate" in res.output and "confidence" in res.output
     res = runner.invoke(app, ["ask", "휴가법 제1조", "--json"])
     answer = json.loads(res.stdout)
     assert answer["route"] == "structural" and answer["citations"][0]["article"] == "제1조"
-    assert {"answer", "refused", "citations", "evidence", "flow_log", "llm_calls"} <= answer.keys()
+    assert {"answer", "refused", "citations", "evidence", "flow_log", "llm_calls", "structured"} <= answer.keys()
+    structured = {"key_points", "references", "page_images", "entity_references", "warnings", "confidence"}
+    assert structured <= answer["structured"].keys()
 
 
 def test_config_prints_settings_with_secrets_masked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -276,6 +276,13 @@ def _print_answer_tail(answer: Any, verbose: bool) -> None:
         out.print("\n[bold]근거 / citations[/]")
         for c in answer.citations:
             out.print(f"  [{c.label}]", highlight=False)
+    structured = answer.structured
+    for caution in structured.warnings:
+        out.print(f"[yellow]주의 / note[/]: {caution}", highlight=False)
+    for image in structured.page_images:
+        out.print(f"[dim]page image p.{image.page}: {image.path}[/]", highlight=False)
+    if answer.citations:
+        out.print(f"[dim]confidence {structured.confidence:.2f}[/]")
     if answer.suggestions:
         out.print("[bold]다음 질문 / follow-ups[/]: " + " · ".join(answer.suggestions), highlight=False)
     if verbose:
