@@ -45,7 +45,7 @@ class Table:
             return "| " + " | ".join(c.replace("|", "\\|") for c in padded) + " |"
 
         body = self.rows if rows is None else rows
-        lines = [f"{self.caption}"] if self.caption else []
+        lines = [self.caption] if self.caption else []
         lines += [line(self.header), "|" + "---|" * self.width]
         lines += [line(r) for r in body]
         return "\n".join(lines)
