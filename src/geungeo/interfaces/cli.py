@@ -274,8 +274,8 @@ def _print_answer_tail(answer: Any, verbose: bool) -> None:
             err.print(f"[yellow]{w}[/]", highlight=False)
     if answer.citations:
         out.print("\n[bold]근거 / citations[/]")
-        for c in answer.citations:
-            out.print(f"  [{c.label}]", highlight=False)
+        for label in dict.fromkeys(c.label for c in answer.citations):  # two passages of one article: one line
+            out.print(f"  [{label}]", highlight=False)
     structured = answer.structured
     for caution in structured.warnings:
         out.print(f"[yellow]주의 / note[/]: {caution}", highlight=False)
