@@ -18,26 +18,23 @@ import math
 import multiprocessing
 import os
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
 from geungeo.engine import build_engine
 from geungeo.evaluation import load_questions
 from geungeo.graph.runner import QueryRunner
 from geungeo.interfaces.api import create_app
 from geungeo.settings import Settings
+from geungeo.testing.server import serving
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -45,25 +42,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from answers import scripted_llm  # noqa: E402
 
 FALLBACK_QUESTIONS = ["연차 유급휴가는 며칠인가요?", "개인정보 처리 동의는 어떻게 받나요?", "출산전후휴가 기간"]
-
-
-@contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """uvicorn on a free port of 127.0.0.1 in a background thread; yields the base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_keep_alive=30))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
 
 def prepare(work: Path, embedder: str, tmp: Path) -> Settings:
@@ -173,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = [("/v1/search", [{"query": q, "k": 10} for q in texts]), ("/v1/ask", [{"question": q} for q in texts])]
         try:
             spawn = multiprocessing.get_context("spawn")  # the clients' process does not inherit the server's threads
-            with serving(create_app(settings, runner)) as url, ProcessPoolExecutor(1, mp_context=spawn) as pool:
+            with serving(create_app(settings, runner), keep_alive_s=30) as url, ProcessPoolExecutor(1, mp_context=spawn) as pool:
                 for path, bodies in cells:
                     for clients in levels:
                         result = pool.submit(run_cell, url, path, bodies, clients, args.seconds).result()

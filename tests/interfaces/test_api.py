@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from openai import OpenAI
 
 from geungeo.engine import build_engine
@@ -22,6 +18,7 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.interfaces.api import create_app
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel
+from geungeo.testing.server import serving
 from tests.fixtures import VACATION_LAW as LAW
 
 RULES = """---
@@ -55,27 +52,6 @@ EXTRA = """---
 
 교직원은 연 1회 정기 주차권을 신청할 수 있다.
 """
-
-
-@contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Run ``app`` under uvicorn in a background thread; yield its base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
 
 
 def _settings(data: Path, **extra: Any) -> Settings:

@@ -22,7 +22,7 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.interfaces.api import create_app
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel
-from tests.interfaces.test_api import serving
+from geungeo.testing.server import serving
 
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
