@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
+from geungeo.ingest import page_images
 from geungeo.interfaces.api.schemas import ErrorBody
 from geungeo.interfaces.api.state import ApiState, api_state
 
@@ -24,9 +25,8 @@ _NAME = re.compile(r"^p\d{1,5}\.png$")
     summary="A PDF page rendered at ingestion (PNG)",
 )
 async def page_image(digest: str, name: str, state: Annotated[ApiState, Depends(api_state)]) -> FileResponse:
-    if not _DIGEST.match(digest) or not _NAME.match(name):
-        raise HTTPException(404, "no such page image / 페이지 이미지가 없습니다")
-    path = state.settings.data_dir / "page_images" / digest / name
-    if not path.is_file():
+    valid = _DIGEST.match(digest) and _NAME.match(name)
+    path = page_images.resolve(state.settings.data_dir, f"{page_images.FOLDER}/{digest}/{name}") if valid else None
+    if path is None:
         raise HTTPException(404, "no such page image / 페이지 이미지가 없습니다")
     return FileResponse(path, media_type="image/png")
