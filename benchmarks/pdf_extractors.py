@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pymupdf
 import pypdf
@@ -27,6 +28,7 @@ from geungeo.text.normalize import nfc, squash
 
 PDF_NAME = "SPRI_AI_Brief_2023년12월호_F.pdf"
 REPORT = Path(__file__).parent / "reports" / "pdf_extractors.md"
+T = TypeVar("T")
 
 SPLIT_SYLLABLES = re.compile(r"(?<!\S)(?:[가-힣] ){2,}[가-힣](?!\S)")
 GLUED_WORDS = re.compile(r"[가-힣]{12,}")
@@ -71,13 +73,19 @@ def gold_spans(questions: Path) -> list[tuple[str, int, str]]:
     return spans
 
 
-def timed(extract: Callable[[Path], list[str]], path: Path, repeat: int = 3) -> tuple[list[str], float]:
-    best, pages = float("inf"), []
+def timed(extract: Callable[[Path], T], path: Path, repeat: int = 3) -> tuple[T, float]:
+    """What ``extract`` gives for ``path`` and its best time of ``repeat`` runs (also used by pdf_tables.py)."""
+    best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        pages = extract(path)
+        found = extract(path)
         best = min(best, time.perf_counter() - start)
-    return [nfc(p) for p in pages], best
+    return found, best
+
+
+def nfc_pages(extract: Callable[[Path], list[str]], path: Path) -> tuple[list[str], float]:
+    pages, seconds = timed(extract, path)
+    return [nfc(p) for p in pages], seconds
 
 
 @dataclass(frozen=True)
@@ -152,7 +160,7 @@ def main() -> None:
     args = ap.parse_args()
     pdf = args.shared / "corpus" / "pdf" / PDF_NAME
     spans = gold_spans(args.shared / "questions" / "documents.jsonl")
-    results = {name: score(*timed(extract, pdf), spans) for name, extract in EXTRACTORS.items()}
+    results = {name: score(*nfc_pages(extract, pdf), spans) for name, extract in EXTRACTORS.items()}
     text = report(results, len(spans))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(text, encoding="utf-8")

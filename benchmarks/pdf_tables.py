@@ -32,8 +32,8 @@ import pymupdf
 from geungeo.ingest.page_images import DPI, render_pages
 from geungeo.ingest.pdf import load_pdf
 from geungeo.text.normalize import nfc
+from pdf_extractors import PDF_NAME, timed
 
-PDF_NAME = "SPRI_AI_Brief_2023년12월호_F.pdf"
 REPORT = Path(__file__).parent / "reports" / "pdf_tables.md"
 REAL_PAGES = {19, 22}
 ALPHAGO = ["4단계: 거장(숙련된 인간의 99% 이상)", "딥블루, 알파고", "미달성"]
@@ -121,15 +121,6 @@ def score(found: Found, sec: float) -> Score:
         punctuation_cells=sum(1 for _, rows in found for r in rows for c in r if PUNCTUATION_LINE.search(c)),
         sec=sec,
     )
-
-
-def timed(extract: Callable[[Path], Found], path: Path, repeat: int = 3) -> tuple[Found, float]:
-    best, found = float("inf"), []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        found = extract(path)
-        best = min(best, time.perf_counter() - start)
-    return found, best
 
 
 def page_image_cost(path: Path) -> tuple[int, float, float]:
