@@ -18,7 +18,7 @@ from geungeo.graph.models import EvidenceItem
 from geungeo.retrieval.expansion import Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms_many
 
-_SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
+SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
 # What a question asks for, and how a passage that states it reads. A question asking for a figure
 # the top passages never state ("만 몇 세", "몇 %") is the typical near miss: the article exists but
 # delegates or omits the detail. A passage states a figure with a number ("15일", "100분의 50",
@@ -144,7 +144,7 @@ def split_sentences(text: str) -> list[str]:
         if is_table:
             parts.extend(table_row_sentences(lines))
         else:
-            parts.extend(s.strip() for s in _SENTENCE_END.split("\n".join(lines)))
+            parts.extend(s.strip() for s in SENTENCE_END.split("\n".join(lines)))
     return [s for s in parts if len(s) >= 8 and not _HEADING.match(s)]
 
 

@@ -6,6 +6,7 @@ serialises and the checkpointer stores.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,8 @@ Origin = Literal["retrieval", "neighbour", "structural", "web", "correction"]
 Route = Literal["simple", "history_required", "rag_required", "structural"]
 
 REFUSAL = "근거 부족"
+CITATION_MARK = re.compile(r"\[([^\[\]\n]{2,120})\]")
+"""An inline citation in an answer: ``[근로기준법 제60조]`` (group 1 is the label)."""
 
 
 class EvidenceItem(BaseModel):

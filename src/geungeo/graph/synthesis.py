@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from geungeo.graph.extractive import split_sentences
-from geungeo.graph.models import Answer, EntityReference, EvidenceItem, PageImage, Reference, StructuredAnswer
+from geungeo.graph.extractive import SENTENCE_END, split_sentences
+from geungeo.graph.models import CITATION_MARK, Answer, EntityReference, EvidenceItem, PageImage, Reference, StructuredAnswer
 from geungeo.ingest import page_images
 from geungeo.text.normalize import squash
 from geungeo.types import Table
@@ -20,10 +20,9 @@ MAX_KEY_POINTS = 5
 MAX_WARNINGS = 5
 SNIPPET_CHARS = 160
 
-_CITATION = re.compile(r"\s*\[[^\[\]\n]{2,120}\]")
+_CITATION = re.compile(r"\s*" + CITATION_MARK.pattern)  # with the space before it
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _LEAD = re.compile(r"[:：]\s*$")
-_SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])")
 CAUTION = re.compile(r"주의|경고|유의|caution|warning", re.IGNORECASE)
 
 
@@ -34,7 +33,7 @@ def key_points(text: str) -> list[str]:
         line = _BULLET.sub("", line).strip()
         if not line or _LEAD.search(line):
             continue
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in SENTENCE_END.split(line):
             point = _CITATION.sub("", sentence).strip()
             if len(point) >= 6 and point not in points:
                 points.append(point)

@@ -8,13 +8,11 @@ from langgraph.config import get_stream_writer
 
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.extractive import Extract, extract
-from geungeo.graph.models import REFUSAL, Citation, EvidenceItem, QueryPlan
+from geungeo.graph.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.nodes.judging import agreement, evidence_items
 from geungeo.graph.state import GraphState
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
-
-_CITATION = re.compile(r"\[([^\[\]\n]{2,120})\]")
 
 GENERATE_PROMPT = (
     "당신은 법령·규정 상담원입니다. 아래 근거 단락에 명시된 내용만으로 질문에 답하세요. "
@@ -46,7 +44,7 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
         cited.setdefault(item.chunk_id, Citation.of(item))
         return m.group(0)
 
-    cleaned = _CITATION.sub(check, answer)
+    cleaned = CITATION_MARK.sub(check, answer)
     return re.sub(r"[ \t]+\n", "\n", cleaned).strip(), list(cited.values()), removed
 
 
