@@ -26,7 +26,7 @@ from geungeo.graph.models import Answer, FlowStep
 from geungeo.graph.nodes.grading import answer_from_state
 from geungeo.graph.synthesis import synthesize
 from geungeo.llm import get_chat_model
-from geungeo.retrieval.expansion import load_lexicon
+from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
 from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
@@ -87,7 +87,7 @@ class QueryRunner:
             engine=self.engine,
             settings=settings,
             llm=self.llm if not isinstance(self.llm, str) else None,
-            lexicon=load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None),
+            lexicon=settings_lexicon(settings),
             structural=StructuralLookup(self.engine.store, self.engine.retriever.documents),
             cache=self.cache if settings.cache_enabled else None,
             corrections=self.corrections if settings.corrections_enabled else None,

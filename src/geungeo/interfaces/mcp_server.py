@@ -95,10 +95,10 @@ def build_server(engine: Any = None, settings: Any = None) -> MCPServer:
         def work() -> dict[str, Any]:
             runner = _runner()
             if context:
-                from geungeo.retrieval.expansion import load_lexicon
+                from geungeo.retrieval.expansion import settings_lexicon
 
                 llm = runner.llm if isinstance(runner.llm, BaseChatModel) else None
-                grounded = box.answer(question, context, llm=llm, lexicon=load_lexicon(runner.settings.lexicon_path))
+                grounded = box.answer(question, context, llm=llm, lexicon=settings_lexicon(runner.settings))
             else:
                 grounded = runner.run(question, conversation_id=conversation_id)  # graph or agent, per GEUNGEO_MODE
             result: dict[str, Any] = grounded.model_dump(mode="json")

@@ -159,11 +159,16 @@ def load_lexicon(path: str = "", glossary_path: str | None = "") -> Lexicon:
     return Lexicon(synonyms, audiences, glossary)
 
 
+def settings_lexicon(settings: Settings) -> Lexicon:
+    """The configured lexicon: its synonyms and audiences, and the glossary unless ``english_glossary`` is off."""
+    return load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None)
+
+
 def lexicon_for(settings: Settings) -> Lexicon | None:
-    """The lexicon the settings ask for: synonyms with ``query_expansion``, the glossary with ``english_glossary``."""
+    """The lexicon search expands with: synonyms with ``query_expansion``, the glossary with ``english_glossary``."""
     if not settings.query_expansion and not settings.english_glossary:
         return None
-    lexicon = load_lexicon(settings.lexicon_path, settings.glossary_path if settings.english_glossary else None)
+    lexicon = settings_lexicon(settings)
     return lexicon if settings.query_expansion else replace(lexicon, synonyms={})
 
 
