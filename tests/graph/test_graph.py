@@ -247,3 +247,10 @@ def test_router_branches_with_llm(data_dir: Path) -> None:
     assert follow.route == "history_required" and "출산휴가 위반 시 벌칙은?" in planner_inputs[-1]
     assert chit.route == "simple" and chit.answer == "안녕하세요!"
     assert llm.count("router") == 2
+
+
+def test_a_one_off_question_leaves_no_checkpoint_and_a_conversation_keeps_its_memory(runner: QueryRunner) -> None:
+    runner.run("연차 유급휴가는 며칠인가요?")
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="keep-me")
+    threads = {c.config["configurable"]["thread_id"] for c in runner.checkpointer.list(None)}
+    assert "keep-me" in threads and not [t for t in threads if t.startswith("once-")]

@@ -79,7 +79,6 @@ class QueryRunner:
         self.corrections = Corrections(
             data / "corrections.sqlite", self.engine.embedder, self.settings.correction_threshold
         )
-        self._lock = threading.Lock()
         self.graph = build_graph(self._context(self.settings), self.checkpointer)
 
     def _context(self, settings: Settings) -> GraphContext:
@@ -132,15 +131,20 @@ class QueryRunner:
     ) -> Iterator[StreamEvent]:
         """The answer graph's events for one question."""
         graph = self._graph_for(overrides)
-        config = {"configurable": {"thread_id": conversation_id or f"once-{uuid.uuid4().hex}"}}
-        for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
-            if mode == "custom":
-                yield chunk
-                continue
-            for node, update in chunk.items():
-                steps = (update or {}).get("flow_log") or [{}]
-                yield {"type": "node", "node": node, **{k: v for k, v in steps[-1].items() if k != "node"}}
-        state = graph.get_state(config).values
+        thread_id = conversation_id or f"once-{uuid.uuid4().hex}"
+        config = {"configurable": {"thread_id": thread_id}}
+        try:
+            for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
+                if mode == "custom":
+                    yield chunk
+                    continue
+                for node, update in chunk.items():
+                    steps = (update or {}).get("flow_log") or [{}]
+                    yield {"type": "node", "node": node, **{k: v for k, v in steps[-1].items() if k != "node"}}
+            state = graph.get_state(config).values
+        finally:
+            if conversation_id is None:  # a one-off question keeps no memory (its checkpoints would pile up on disk)
+                self.checkpointer.delete_thread(thread_id)
         answer = answer_from_state(state)
         answer.flow_log = [FlowStep.model_validate(s) for s in state.get("flow_log", [])]
         answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
