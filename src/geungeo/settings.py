@@ -101,13 +101,28 @@ class Settings(BaseSettings):
     min_evidence_score: float = Field(
         0.2, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
     )
-    detail_passages: int = Field(
-        2,
+    answer_passages: int = Field(
+        5,
         ge=1,
         le=10,
-        description="Extractive 근거 부족: a question asking for a figure (몇 세, 얼마, 며칠, 몇 % …) is refused when none "
-        "of this many best passages states one (1 refuses more near misses and more answerable questions; "
-        "see benchmarks/reports/answers.md).",
+        description="Extractive answers draw on this many best passages: each one's best sentence is quoted when it "
+        "covers the question at least GEUNGEO_QUOTE_COVERAGE times as well as the best sentence does, and a figure the "
+        "question asks for (몇 세, 얼마, 며칠, 몇 % …) must be stated in one of them, else 근거 부족 "
+        "(see benchmarks/reports/answers.md).",
+    )
+    quote_coverage: float = Field(
+        0.35,
+        ge=0.0,
+        le=1.0,
+        description="Share of the best sentence's coverage of the question that a sentence of one of the best passages "
+        "needs to be quoted (other passages need half).",
+    )
+    detail_coverage: float = Field(
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="Share of the best sentence's coverage that a sentence stating the asked figure needs to count "
+        "(higher refuses more near misses and more answerable questions).",
     )
     enable_web_search: bool = Field(False, description="Ask the web-search provider when evidence stays insufficient.")
     web_search_url: str = Field("", description="Tavily-compatible search endpoint (POST {query, max_results}).")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from geungeo.graph.extractive import extract, missing_details, split_sentences
+from geungeo.graph.extractive import extract, split_sentences
 from geungeo.graph.models import EvidenceItem
 from geungeo.retrieval.expansion import load_lexicon
 
 
 def _item(n: int, label: str, text: str) -> EvidenceItem:
     return EvidenceItem(n=n, chunk_id=f"c{n}", doc_id="d", label=label, doc="법", header=label, text=text)
+
+
+def missing_details(question: str, evidence: list[EvidenceItem]) -> list[str]:
+    return extract(question, evidence, None).missing
 
 
 EVIDENCE = [
@@ -76,3 +80,42 @@ def test_a_citation_shared_by_two_passages_points_at_the_one_it_quotes() -> None
     answer = "- 전자증명서를 2021년까지 300종으로 늘린다. [계획 › 추진 배경] [없는 문서]"
     text, citations, removed = validate_citations(answer, [first, second])
     assert [c.chunk_id for c in citations] == ["c2"] and removed == 1 and "[없는 문서]" not in text
+
+
+def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> None:
+    nursing = [_item(1, "법 제75조", "생후 1년 미만의 유아를 가진 근로자가 청구하면 1일 2회 각각 30분 이상의 수유 시간을 준다.")]
+    assert missing_details("아기한테 젖 먹이는 직원은 근무 중에 수유 시간을 받을 수 있나요?", nursing) == []  # 아기한테 ≠ 기한
+    death = [_item(1, "법 제84조", "사망의 신고는 사망 사실을 안 날부터 신고하여야 한다.")]
+    assert missing_details("사망신고 기한이 있나요?", death) == ["기한 / deadline"]
+    unpaid = [_item(1, "법 제43조의8", "근로자는 법원에 체불 임금등의 3배 이내의 금액을 지급할 것을 청구할 수 있다.")]
+    assert missing_details("몇 달째 임금을 못 받았는데 법원에 더 많이 청구할 수 있나요?", unpaid) == []  # 몇 달째: a story
+    seconded = [_item(1, "규정 제36조의3", "교원의 파견 기간은 2년 이내로 한다.")]
+    assert missing_details("교원 파견 기간이 최대 얼마예요?", seconded) == []  # a period asked with 얼마, not an amount
+
+
+def test_figures_written_the_way_the_documents_write_them() -> None:
+    trip = [_item(1, "규정 제4조", "제4조(여비의 계산) 여비는 일일 4시간 미만은 일만원, 4시간 이상은 이만원을 지급한다.")]
+    assert missing_details("시내 출장 여비는 얼마 받나요?", trip) == []
+    relief = [_item(1, "법 제82조", "② 구제의 신청은 부당노동행위가 있은 날부터 3월 이내에 이를 행하여야 한다.")]
+    assert missing_details("부당노동행위 구제신청은 기한이 있나요?", relief) == []
+
+
+def test_a_figure_about_something_else_does_not_answer_and_a_lower_passage_may() -> None:
+    question = "사외이사 겸직은 교원 1인당 몇 곳까지 허가되나요?"
+    board = _item(1, "정관 제32조", "제32조(이사회) 사외이사 겸직 허가와 교원의 이사회 출석은 이사 3명 이상이 확인한다.")
+    unrelated = _item(2, "정관 제34조", "이사회를 소집하고자 할 때에는 적어도 회의 7일전에 통지하여야 한다.")
+    assert missing_details(question, [board, unrelated]) == ["개수 / count"]
+    rule = _item(3, "겸직규정 제4조", "1. 사외이사 겸직 허가 기업체는 교원 1인당 1개 회사로 한다.")
+    ex = extract(question, [board, unrelated, rule], None)
+    assert not ex.missing and any(s.item.label == "겸직규정 제4조" for s in ex.sentences)  # and quoted
+    assert extract(question, [board, unrelated, rule], None, passages=2).missing == ["개수 / count"]
+
+
+def test_the_answer_quotes_each_of_the_best_passages_that_bears_on_the_question() -> None:
+    question = "연구년 교원의 보수 지급 기준은?"
+    rule = _item(1, "규정 제6조", "연구년 교원의 보수는 지급 기준에 따라 지급한다.")
+    related = _item(2, "규정 제9조", "교원의 보수는 따로 정한다.")  # covers 2 of the 5 terms the best sentence covers
+    assert [s.item.label for s in extract(question, [rule, related], None).sentences] == ["규정 제6조", "규정 제9조"]
+    # beyond the best passages a sentence needs half the best coverage
+    assert [s.item.label for s in extract(question, [rule, related], None, passages=1).sentences] == ["규정 제6조"]
+    assert [s.item.label for s in extract(question, [rule, related], None, quote_coverage=0.5).sentences] == ["규정 제6조"]

@@ -26,10 +26,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from geungeo.engine import Engine
 from geungeo.errors import GeungeoError
-from geungeo.graph.extractive import extract
 from geungeo.graph.models import REFUSAL, Answer, Citation, EvidenceItem, Origin
 from geungeo.graph.nodes.generation import GENERATE_PROMPT, refusal_text, validate_citations
-from geungeo.graph.nodes.judging import agreement
+from geungeo.graph.nodes.judging import extract_evidence
 from geungeo.llm.base import node_tag, stream_text
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.retrieval.filters import Filter, combine, parse_filter
@@ -283,10 +282,8 @@ def compose_answer(
         yield text
         return Composed(text, [], True, "llm" if llm is not None else "extractive", note="no passages")
     if llm is None:
-        ex = extract(
-            question, evidence, lexicon, agreement=agreement(evidence, settings.rrf_k), detail_passages=settings.detail_passages
-        )
-        if not ex.sentences or ex.score < settings.min_evidence_score or ex.missing:
+        ex = extract_evidence(question, evidence, lexicon, settings)
+        if not ex.answers(settings.min_evidence_score):
             text = refusal_text(question, evidence, ex.missing)
             yield text
             return Composed(text, [], True, "extractive", note=f"evidence score {ex.score:.2f}")

@@ -3,7 +3,7 @@
 This is the answer when no LLM is configured. It also supplies the evidence score behind
 "근거 부족": how much of the question's content the best sentences cover, whether the
 retrievers backed the passage, and whether a figure the question asks for (나이, 몇 %,
-얼마, 며칠 …) is stated in the top passages at all.
+얼마, 며칠 …) is stated by a sentence of the best passages that bears on the question.
 """
 
 from __future__ import annotations
@@ -16,54 +16,92 @@ from typing import Any
 
 from geungeo.graph.models import EvidenceItem
 from geungeo.retrieval.expansion import Lexicon, query_terms
-from geungeo.text.kiwi import bm25_terms_many
+from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
-# What a question asks for, and how a passage that states it reads. A question asking for a figure
-# the top passages never state ("만 몇 세", "몇 %") is the typical near miss: the article exists but
-# delegates or omits the detail. A passage states a figure with a number ("15일", "100분의 50",
-# "30만원"); the bare word ("금액", "연령", "기간") names the detail without stating it. A deadline may
-# also be "지체 없이" or "즉시", a cost "실비". A question asks for the figure with 몇/얼마/며칠; the bare
-# noun ("비용이 나왔어요", "임용기간이 끝나는데") and "몇 번이나 요구했는데" tell a story instead.
-DETAILS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (name, re.compile(asks, re.IGNORECASE), re.compile(states))
-    for name, asks, states in (
-        ("나이 / age", r"몇\s*세|나이|몇\s*살|연령|how old", r"\d+\s*세"),
-        (
-            "비율 / rate",
-            r"몇\s*(%|퍼센트|프로)|비율|percent",
-            r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할",
-        ),
-        (  # "얼마예요", "얼마까지"; not "얼마나" or "얼마 안에" (a quantity or a time, below)
-            "금액 / amount",
-            r"얼마(?!\s*(나|안에|동안|지나|만에|후))|몇\s*원|how much",
-            r"\d[\d,]*\s*(만|천|억)?\s*원|실비|\d+\s*배|분의\s*\d|\d+\s*분의|\d+(\.\d+)?\s*(퍼센트|%)",
-        ),
-        ("수량 / quantity", r"얼마\s*(나|안에|동안|지나|만에|후)", r"\d|지체\s*없이|즉시"),
-        ("일수 / days", r"며칠|몇\s*일|how many days", r"\d+\s*일|\d+\s*(개월|주|년)"),
-        ("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
-        ("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
-        ("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점"),
-        ("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
-        ("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
-        ("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
-        ("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
-        ("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
-        ("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
-        ("기간 / period", r"몇\s*(년|개월|달|주)|how long", r"\d+\s*(년|개월|주|일|학기)"),
-        (
-            "기한 / deadline",
-            r"언제까지|기한|마감|deadline",
-            r"\d+\s*(일|개월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
-        ),
+
+# Amounts written in Korean numerals ("일만원", "오천 원"), as regulations often do.
+_HANGUL_AMOUNT = r"[일이삼사오육칠팔구십백천만억]+\s*원"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A kind of figure a question may ask for, and how a passage that states it reads.
+
+    A question asking for a figure the evidence never states ("만 몇 세", "몇 %") is the typical
+    near miss: the article exists but delegates or omits the detail. A question asks with a phrase
+    (몇/얼마/며칠, ``asks``) or with a noun among its Kiwi terms (나이, 기한, ``nouns``; so that
+    "아기한테" does not ask for a 기한); ``unless`` marks a phrase that asks for another kind
+    ("기간이 최대 얼마" is a period, not an amount); "몇 달째" and "몇 번이나" tell a story instead.
+    A passage states the figure with a number ("15일", "100분의 50", "30만원", "일만원"); the bare
+    word ("금액", "연령", "기간") names the detail without stating it. A deadline may also be
+    "지체 없이" or "즉시", a cost "실비".
+    """
+
+    name: str
+    asks: re.Pattern[str]
+    states: re.Pattern[str]
+    nouns: frozenset[str] = frozenset()
+    unless: re.Pattern[str] | None = None
+
+    def asked(self, question: str, terms: set[str]) -> bool:
+        """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
+        if self.unless is not None and self.unless.search(question):
+            return False
+        return bool(self.asks.search(question) or self.nouns & terms)
+
+
+def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "") -> Detail:
+    return Detail(
+        name,
+        re.compile(asks, re.IGNORECASE),
+        re.compile(states),
+        frozenset(nouns.split()),
+        re.compile(unless) if unless else None,
     )
+
+
+# "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
+_PERIOD_HOW_MUCH = r"(기간|동안|시간|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+DETAILS: tuple[Detail, ...] = (
+    _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*세", nouns="나이 연령"),
+    _detail(
+        "비율 / rate",
+        r"몇\s*(%|퍼센트|프로)|percent",
+        r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할",
+        nouns="비율",
+    ),
+    _detail(  # "얼마예요", "얼마까지"; a time or a quantity asked with 얼마 is another kind (below)
+        "금액 / amount",
+        r"얼마|몇\s*원|how much",
+        rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|\d+\s*배|분의\s*\d|\d+\s*분의|\d+(\.\d+)?\s*(퍼센트|%)",
+        unless=_PERIOD_HOW_MUCH,
+    ),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, r"\d|지체\s*없이|즉시"),
+    _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
+    _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
+    _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
+    _detail("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점"),
+    _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
+    _detail("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
+    _detail("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
+    _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
+    _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
+    _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
+    _detail("기간 / period", r"몇\s*(년|개월|달|주)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
+    _detail(  # statutes write months the old way: "3월 이내"
+        "기한 / deadline",
+        r"언제까지|deadline",
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        nouns="기한 마감 마감일",
+    ),
 )
 
 
-def missing_details(question: str, evidence: Sequence[EvidenceItem], top: int = 2) -> list[str]:
-    """The kinds of figure the question asks for that none of the top passages states."""
-    text = " ".join(item.text for item in evidence[:top])
-    return [name for name, asks, states in DETAILS if asks.search(question) and not states.search(text)]
+def asked_details(question: str) -> list[Detail]:
+    """The kinds of figure ``question`` asks for."""
+    terms = set(bm25_terms(question))
+    return [d for d in DETAILS if d.asked(question, terms)]
 
 
 @dataclass(frozen=True)
@@ -80,6 +118,10 @@ class Extract:
     sentences: list[Sentence]
     score: float
     missing: list[str]
+
+    def answers(self, min_score: float) -> bool:
+        """Whether the evidence supports an extractive answer (else 근거 부족)."""
+        return bool(self.sentences) and self.score >= min_score and not self.missing
 
     def to_state(self) -> dict[str, Any]:
         """A plain form for the graph state (the judge extracts, generation renders)."""
@@ -107,8 +149,11 @@ class Extract:
         return "\n".join(parts)
 
 
-# Bare headings and titles: 부칙 lines, 편/장/절/관 headings, bracketed titles and table or figure captions.
-_HEADING = re.compile(r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$")
+# Bare headings and titles: 부칙 lines, 편/장/절/관 headings, an article's number and title on its own line
+# ("제3조(출산휴가)"), bracketed titles and table or figure captions.
+_HEADING = re.compile(
+    r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
+)
 
 
 _TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
@@ -155,16 +200,24 @@ def extract(
     *,
     max_sentences: int = 5,
     agreement: float = 0.0,
-    detail_passages: int = 2,
+    passages: int = 5,
+    quote_coverage: float = 0.35,
+    detail_coverage: float = 0.6,
 ) -> Extract:
     """The sentences of ``evidence`` that best cover ``question``, how well they support it, and the figures
-    it asks for that none of the best ``detail_passages`` passages states."""
+    it asks for that are not stated.
+
+    The answer quotes the best sentence of each of up to ``max_sentences`` passages: of the best
+    ``passages`` when it covers the question at least ``quote_coverage`` times as well as the best
+    sentence does (the answer cites what retrieval found), of the others at half. A figure counts as
+    stated by a sentence of the best ``passages`` covering the question at least ``detail_coverage``
+    times as well; that sentence is quoted too."""
     own = {t for t in query_terms(question) if not (t.isdigit() and len(t) == 1)}
     expanded = set(query_terms(question, lexicon)) - own
-    missing = missing_details(question, evidence, detail_passages)
+    asked = asked_details(question)
     candidates = [(item, s) for item in evidence for s in split_sentences(item.text)]
     if not own or not candidates:
-        return Extract([], 0.0, missing)
+        return Extract([], 0.0, [d.name for d in asked])
     headers = {item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(i.header for i in evidence), strict=True)}
     sentence_terms = [set(terms) for terms in bm25_terms_many(t for _, t in candidates)]
     translated = {t for phrase in lexicon.translations(question) for t in query_terms(phrase)} if lexicon else set()
@@ -181,22 +234,42 @@ def extract(
         scored.append(Sentence(item, text, hit / weight))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
     scored.sort(key=lambda s: s.coverage + rank_bonus.get(s.item.n, 0.0), reverse=True)
-    chosen = _diverse(scored, max_sentences)
+    best_passages = {item.n for item in evidence[:passages]}
+    chosen = _diverse(scored, max_sentences, best_passages, quote_coverage)
     best = chosen[0].coverage if chosen else 0.0
+    stating = _stating(asked, scored, best_passages, detail_coverage * best)
+    missing = [d.name for d in asked if d.name not in stating]
+    for sentence in stating.values():  # the answer quotes the figure
+        if sentence not in chosen:
+            chosen.append(sentence)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     order = {item.n: i for i, item in enumerate(evidence)}
     chosen.sort(key=lambda s: (order.get(s.item.n, 99), s.item.text.find(s.text)))
     return Extract(chosen, round(score, 4), missing)
 
 
-def _diverse(scored: list[Sentence], k: int) -> list[Sentence]:
-    """The best sentence of each of up to ``k`` passages (so the answer cites what retrieval found),
-    then a second sentence of the best passage; weak and duplicate sentences are left out."""
+def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float) -> dict[str, Sentence]:
+    """For each asked kind of figure, the best sentence that states one: in one of ``passages`` and
+    covering the question at least ``floor`` (a number in a sentence about something else does not
+    answer it)."""
+    out: dict[str, Sentence] = {}
+    for detail in asked:
+        found = next((s for s in scored if s.item.n in passages and s.coverage >= floor and detail.states.search(s.text)), None)
+        if found is not None:
+            out[detail.name] = found
+    return out
+
+
+def _diverse(scored: list[Sentence], k: int, best_passages: set[int], floor: float) -> list[Sentence]:
+    """The best sentence of each of up to ``k`` passages, then a second sentence of the best passage.
+
+    A sentence of one of ``best_passages`` needs ``floor`` times the best sentence's coverage, one of
+    another passage half of it; weak and duplicate sentences are left out."""
     out: list[Sentence] = []
     seen: set[int] = set()
     for s in scored:
-        if out and s.coverage < 0.5 * out[0].coverage:
-            break
+        if out and s.coverage < (floor if s.item.n in best_passages else 0.5) * out[0].coverage:
+            continue
         if s.item.n not in seen and len(seen) < k and not any(s.text in o.text or o.text in s.text for o in out):
             seen.add(s.item.n)
             out.append(s)

@@ -7,9 +7,9 @@ import re
 from langgraph.config import get_stream_writer
 
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.extractive import Extract, extract
+from geungeo.graph.extractive import Extract
 from geungeo.graph.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem, QueryPlan
-from geungeo.graph.nodes.judging import agreement, evidence_items
+from geungeo.graph.nodes.judging import evidence_items, extract_evidence
 from geungeo.graph.state import GraphState
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
@@ -72,18 +72,8 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
         done = state.get("extract")  # the judge's extraction over this same evidence
-        ex = (
-            Extract.from_state(done, items)
-            if done
-            else extract(
-                question,
-                items,
-                ctx.lexicon,
-                agreement=agreement(items, ctx.settings.rrf_k),
-                detail_passages=ctx.settings.detail_passages,
-            )
-        )
-        if not ex.sentences or ex.score < ctx.settings.min_evidence_score or ex.missing:
+        ex = Extract.from_state(done, items) if done else extract_evidence(question, items, ctx.lexicon, ctx.settings)
+        if not ex.answers(ctx.settings.min_evidence_score):
             text = refusal_text(question, items, ex.missing)
             emit_tokens(text)
             return {"answer": text, "refused": True, "citations": [], "removed_citations": 0, "mode": "extractive"}

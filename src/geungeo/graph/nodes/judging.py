@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import httpx
 
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.extractive import extract
+from geungeo.graph.extractive import Extract, extract
 from geungeo.graph.models import EvidenceItem, Sufficiency
 from geungeo.graph.state import GraphState
+from geungeo.retrieval.expansion import Lexicon
+from geungeo.settings import Settings
 
 JUDGE_PROMPT = (
     "근거 단락만으로 질문에 완전히 답할 수 있는지 판정하세요. JSON만: "
@@ -19,24 +23,31 @@ def evidence_items(state: GraphState) -> list[EvidenceItem]:
     return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
 
 
-def agreement(items: list[EvidenceItem], rrf_k: int) -> float:
+def agreement(items: Sequence[EvidenceItem], rrf_k: int) -> float:
     """How strongly retrieval backs the best passage: its fused score relative to ranking first in both lists."""
     scores = [i.score for i in items if i.origin != "neighbour"]
     return min(1.0, max(scores, default=0.0) / (2.0 / (rrf_k + 1)))
+
+
+def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexicon | None, settings: Settings) -> Extract:
+    """The extractive answer and evidence score of ``items`` under the settings' thresholds."""
+    return extract(
+        question,
+        items,
+        lexicon,
+        agreement=agreement(items, settings.rrf_k),
+        passages=settings.answer_passages,
+        quote_coverage=settings.quote_coverage,
+        detail_coverage=settings.detail_coverage,
+    )
 
 
 def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive:
-        ex = extract(
-            question,
-            items,
-            ctx.lexicon,
-            agreement=agreement(items, ctx.settings.rrf_k),
-            detail_passages=ctx.settings.detail_passages,
-        )
-        enough = ex.score >= ctx.settings.min_evidence_score and not ex.missing
+        ex = extract_evidence(question, items, ctx.lexicon, ctx.settings)
+        enough = ex.answers(ctx.settings.min_evidence_score)
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
         judged = Sufficiency(score=ex.score, verdict=verdict, missing=ex.missing, judged_by="evidence")
