@@ -177,11 +177,35 @@ def test_llm_flow_validates_citations_and_counts_calls(data_dir: Path) -> None:
 
 
 def test_judge_loop_stops_at_max_iterations(data_dir: Path) -> None:
-    llm = ScriptedChatModel({**GOOD, "judge": {"score": 0.2, "verdict": "insufficient", "missing": ["벌칙", "징역"]}})
+    rounds = [{"score": 0.2, "verdict": "insufficient", "missing": [aspect]} for aspect in ("벌칙", "징역", "과태료", "몰수")]
+    llm = ScriptedChatModel({**GOOD, "judge": rounds})
     runner = _runner(data_dir, llm, max_iterations=3)
     answer = runner.run("연차 며칠?")
     runner.close()
     assert _nodes(answer).count("retrieve") == 3 and llm.count("judge") == 3
+
+
+@pytest.mark.parametrize(
+    "judged",
+    [
+        {"score": 0.2, "verdict": "insufficient", "missing": []},  # nothing named to look for
+        Garbage,  # unusable verdict: the fallback names nothing either
+    ],
+)
+def test_judge_loop_does_not_search_again_for_nothing(data_dir: Path, judged: object) -> None:
+    llm = ScriptedChatModel({**GOOD, "judge": judged})
+    runner = _runner(data_dir, llm, max_iterations=3)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert _nodes(answer).count("retrieve") == 1 and _nodes(answer).count("generate") == 1
+
+
+def test_judge_loop_stops_when_the_missing_aspects_were_already_searched(data_dir: Path) -> None:
+    llm = ScriptedChatModel({**GOOD, "judge": {"score": 0.2, "verdict": "insufficient", "missing": ["벌칙", "징역"]}})
+    runner = _runner(data_dir, llm, max_iterations=3)
+    answer = runner.run("연차 며칠?")
+    runner.close()
+    assert _nodes(answer).count("retrieve") == 2 and llm.count("judge") == 2  # round 3 would repeat round 2
 
 
 def test_strict_regeneration_stops_at_max_retries_then_warns(data_dir: Path) -> None:

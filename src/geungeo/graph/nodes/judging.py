@@ -9,6 +9,7 @@ import httpx
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.extractive import Extract, extract
 from geungeo.graph.models import EvidenceItem, Sufficiency
+from geungeo.graph.nodes.retrieval import next_queries
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
@@ -60,10 +61,12 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 
 def after_judge(state: GraphState, ctx: GraphContext) -> str:
-    """Loop back to retrieval while evidence is insufficient and rounds remain; else web search or generate."""
+    """Loop back to retrieval while evidence is insufficient, rounds remain and the judge named an aspect not yet
+    searched for (a verdict without one, or an unusable verdict, would search again for nothing); else web search
+    or generate."""
     suff = Sufficiency.model_validate(state.get("sufficiency") or {})
     enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive
-    if not enough and state.get("iteration", 0) < ctx.settings.max_iterations:
+    if not enough and state.get("iteration", 0) < ctx.settings.max_iterations and next_queries(state):
         return "retrieve"
     weak = not enough or len(state.get("evidence", [])) < 3
     if ctx.settings.enable_web_search and ctx.settings.web_search_url and weak:

@@ -13,7 +13,7 @@ from geungeo.retrieval.filters import parse_filter
 from geungeo.types import Hit
 
 
-def _queries(state: GraphState) -> list[str]:
+def next_queries(state: GraphState) -> list[str]:
     """This round's queries: the plan's on the first round, the missing aspects afterwards."""
     plan = QueryPlan.model_validate(state["plan"])
     if state.get("iteration", 0) == 0:
@@ -26,7 +26,7 @@ def _queries(state: GraphState) -> list[str]:
 
 
 def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    queries = _queries(state)
+    queries = next_queries(state)
     filters = state.get("filters")
     where = parse_filter(filters) if filters else None
     k = ctx.settings.top_k
