@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/answers.py                       # extractive mode (no LLM), default embedder
     .venv/bin/python benchmarks/answers.py --fake-llm-delay 0.5  # latency with a scripted LLM sleeping 0.5 s a call
+    GEUNGEO_LLM_PROVIDER=openai GEUNGEO_LLM_BASE_URL=… GEUNGEO_LLM_MODEL=… \
+        .venv/bin/python benchmarks/answers.py --llm-sample 8     # also the configured LLM on 8 questions per file
 
 Measures, in one run: the structural set (all ``must_contain`` present), the share of answerable
 questions whose citations include a gold target next to retrieval recall@5 of the same run, the
@@ -25,6 +27,7 @@ from geungeo.engine import build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
 from geungeo.graph.models import REFUSAL, Answer
 from geungeo.graph.runner import QueryRunner
+from geungeo.llm import get_chat_model
 from geungeo.settings import Settings
 from geungeo.text.normalize import squash
 
@@ -138,12 +141,33 @@ def render(m: dict[str, Any], label: str) -> str:
     return "\n".join(lines)
 
 
+def render_examples(results: list[tuple[Question, Answer, float, float | None]], per_file: int = 2) -> str:
+    """The first answers of each file beside the gold answer, so that a reader judges the model's Korean too."""
+    lines = ["Examples (the answer as returned, shortened to 300 characters):", ""]
+    shown: dict[str, int] = defaultdict(int)
+    for q, a, seconds, _ in results:
+        if q.structural or shown[q.file] >= per_file:
+            continue
+        shown[q.file] += 1
+        gold = q.raw.get("answer") or ("근거 부족 (" + q.raw.get("why", "unanswerable") + ")")
+        text = " ".join(a.answer.split())
+        lines += [
+            f"- **{q.id}** {q.question}",
+            f"  - gold: {gold}",
+            f"  - answer ({seconds:.1f} s, {a.llm_calls} LLM calls): {text[:300]}{'…' if len(text) > 300 else ''}",
+        ]
+    return "\n".join([*lines, ""])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=SHARED)
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--embedder", default=None)
     ap.add_argument("--fake-llm-delay", type=float, default=None, help="also run with a scripted LLM sleeping this long")
+    ap.add_argument(
+        "--llm-sample", type=int, default=0, help="also run the configured LLM (GEUNGEO_LLM_*) on N questions per file"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "answers.md")
     args = ap.parse_args(argv)
     base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
@@ -168,6 +192,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"Scripted LLM, {args.fake_llm_delay} s per call (latency; quality numbers not meaningful)",
             )
         )
+    if args.llm_sample:
+        llm = get_chat_model(settings)
+        if llm is None:
+            raise SystemExit("--llm-sample: no LLM configured (set GEUNGEO_LLM_PROVIDER and its settings)")
+        sample = [q for f in FILES for q in [q for q in questions if q.file == f][: args.llm_sample]]
+        runner = QueryRunner(engine, llm=llm)
+        model = f"{settings.llm_provider}: {getattr(llm, 'model', '') or settings.llm_model}"
+        results = run_all(runner, sample)
+        report.append(render(measure(runner, results), f"Configured LLM `{model}`, {len(sample)} questions"))
+        report.append(render_examples(results))
     text = "\n".join(report)
     args.out.write_text(text, "utf-8")
     print(text)
