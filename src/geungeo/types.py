@@ -118,6 +118,16 @@ class Document:
         return content_hash("\n".join(parts))
 
 
+def chunk_id(doc_id: str, ordinal: int) -> str:
+    """The id of a document's ``ordinal``-th chunk; :func:`doc_id_of` reads the document back from it."""
+    return f"{doc_id}-{ordinal:05d}"
+
+
+def doc_id_of(chunk_id: str) -> str:
+    """The document id inside a chunk id (what ranking by document needs without fetching the chunk)."""
+    return chunk_id.rsplit("-", 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable passage with its header and location.

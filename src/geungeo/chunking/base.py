@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from geungeo.chunking.split import Piece, split_elements
 from geungeo.chunking.units import Unit, iter_units
-from geungeo.types import Chunk, Document, MetaValue
+from geungeo.types import Chunk, Document, MetaValue, chunk_id
 
 
 def _meta(doc: Document, unit: Unit, piece: Piece, part: int, parts: int) -> dict[str, MetaValue]:
@@ -45,7 +45,7 @@ def chunk_document(doc: Document, *, size: int = 1200, overlap: int = 100) -> li
         for i, piece in enumerate(pieces, start=1):
             drafts.append((unit.label, piece.text, _meta(doc, unit, piece, i, len(pieces))))
     doc_id = doc.doc_id
-    ids = [f"{doc_id}-{n:05d}" for n in range(len(drafts))]
+    ids = [chunk_id(doc_id, n) for n in range(len(drafts))]
     return [
         Chunk(
             id=ids[n],

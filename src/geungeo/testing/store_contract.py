@@ -15,7 +15,7 @@ import pytest
 from geungeo.errors import StoreError
 from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.stores.base import ChunkStore, IndexSignature
-from geungeo.types import Chunk, DocumentRecord
+from geungeo.types import Chunk, DocumentRecord, chunk_id
 
 DIM = 8
 SIGNATURE = IndexSignature("contract-embedder", DIM, "contract-tokenizer")
@@ -31,7 +31,7 @@ def make_doc(doc_id: str, n: int, *, title: str = "시험법", code: str | None 
              words: tuple[str, ...] = ("휴가", "임금", "휴직", "징계")) -> tuple[DocumentRecord, list[Chunk],
                                                                                 np.ndarray, list[list[str]]]:
     """A document of ``n`` chunks with deterministic vectors and terms."""
-    ids = [f"{doc_id}-{i:05d}" for i in range(n)]
+    ids = [chunk_id(doc_id, i) for i in range(n)]
     chunks = [
         Chunk(
             id=ids[i], doc_id=doc_id, ordinal=i, header=f"{title} 제{i + 1}조", text=f"{words[i % len(words)]} 조문 {i}",
