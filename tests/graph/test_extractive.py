@@ -67,6 +67,7 @@ def test_english_question_scores_on_its_korean_glossary_terms() -> None:
 def test_the_bare_name_of_a_figure_does_not_state_it() -> None:
     named = [_item(1, "법 제4조", "제4조(최저임금액) 최저임금액은 시간·일·주 또는 월을 단위로 정하고 그 금액을 고시한다.")]
     assert missing_details("최저임금이 정확히 얼마예요?", named) == ["금액 / amount"]
+    assert missing_details("시간당 최저임금이 정확히 얼마예요?", named) == ["금액 / amount"]  # 시간당: still an amount
     stated = [_item(1, "법 제9조", "제9조(수수료) 재발급 수수료는 5,000원으로 한다.")]
     assert missing_details("재발급 수수료가 얼마예요?", stated) == []
     assert missing_details("신고는 언제까지 해야 하나요?", [_item(1, "법 제3조", "사업자는 지체 없이 신고하여야 한다.")]) == []

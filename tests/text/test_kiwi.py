@@ -18,6 +18,16 @@ def test_compounds_split_and_foreign_words_lowercased() -> None:
     assert {"연차", "유급", "휴가", "ai", "서비스"} <= set(terms)
 
 
+def test_nouns_written_together_are_also_indexed_whole() -> None:
+    terms = bm25_terms("재수강 신청은 연구년 중인 교원의 학사경고")
+    assert {"재수강", "연구년", "학사경고"} <= set(terms)  # 재 and 년 alone are not index terms, the compounds are
+    assert {"수강", "연구", "학사", "경고"} <= set(terms)  # the parts still match a question that spaces them
+    assert "학사경고" not in bm25_terms("학사 경고")  # a space separates two words, not one compound
+    assert "교원학사" not in terms and "제60조휴가" not in bm25_terms("제60조휴가")
+    # a word Kiwi splits in a question (물리+치료+학과) meets the same word kept whole in a table cell
+    assert "물리치료학과" in bm25_terms("물리치료학과의 학위명") and "물리치료학과" in bm25_terms("| 물리치료학과 |")
+
+
 def test_verb_stems_are_kept_as_lemmas() -> None:
     assert "받다" in bm25_terms("돈을 받았다")
 

@@ -62,7 +62,7 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
 
 
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
-_PERIOD_HOW_MUCH = r"(기간|동안|시간|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+_PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*세", nouns="나이 연령"),
     _detail(
@@ -100,7 +100,7 @@ DETAILS: tuple[Detail, ...] = (
 
 def asked_details(question: str) -> list[Detail]:
     """The kinds of figure ``question`` asks for."""
-    terms = set(bm25_terms(question))
+    terms = set(bm25_terms(question, compounds=False))
     return [d for d in DETAILS if d.asked(question, terms)]
 
 
@@ -212,15 +212,21 @@ def extract(
     sentence does (the answer cites what retrieval found), of the others at half. A figure counts as
     stated by a sentence of the best ``passages`` covering the question at least ``detail_coverage``
     times as well; that sentence is quoted too."""
-    own = {t for t in query_terms(question) if not (t.isdigit() and len(t) == 1)}
-    expanded = set(query_terms(question, lexicon)) - own
+    # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
+    own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
+    expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
     candidates = [(item, s) for item in evidence for s in split_sentences(item.text)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
-    headers = {item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(i.header for i in evidence), strict=True)}
-    sentence_terms = [set(terms) for terms in bm25_terms_many(t for _, t in candidates)]
-    translated = {t for phrase in lexicon.translations(question) for t in query_terms(phrase)} if lexicon else set()
+    headers = {
+        item.n: set(terms)
+        for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
+    }
+    sentence_terms = [set(terms) for terms in bm25_terms_many((t for _, t in candidates), compounds=False)]
+    translated = (
+        {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
+    )
     if translated:  # an English question: its Korean terms are what the passages can state
         used = set().union(*sentence_terms, *headers.values())
         own, expanded = translated | (own & used), expanded - translated

@@ -172,12 +172,14 @@ def lexicon_for(settings: Settings) -> Lexicon | None:
     return lexicon if settings.query_expansion else replace(lexicon, synonyms={})
 
 
-def query_terms(query: str, lexicon: Lexicon | None = None) -> list[str]:
+def query_terms(query: str, lexicon: Lexicon | None = None, *, compounds: bool = True) -> list[str]:
     """BM25 terms of a question: its own terms without stop terms, the glossary's Korean terms for an
-    English question, then the lexicon's legal terms."""
-    own = [t for t in bm25_terms(query) if t not in QUERY_STOP_TERMS]
+    English question, then the lexicon's legal terms (``compounds`` as for :func:`bm25_terms`)."""
+    own = [t for t in bm25_terms(query, compounds=compounds) if t not in QUERY_STOP_TERMS]
     if lexicon is None:
         return own
     phrases = [*lexicon.translations(query), *lexicon.expansions(query)]
-    extra = [t for phrase in phrases for t in bm25_terms(phrase) if t not in own and t not in QUERY_STOP_TERMS]
+    extra = [
+        t for phrase in phrases for t in bm25_terms(phrase, compounds=compounds) if t not in own and t not in QUERY_STOP_TERMS
+    ]
     return own + list(dict.fromkeys(extra))

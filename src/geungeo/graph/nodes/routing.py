@@ -43,7 +43,7 @@ def _previous_questions(state: GraphState) -> list[str]:
 
 def topic(question: str) -> str:
     """The content words of an earlier question (its nouns and numbers, not its verbs)."""
-    return " ".join(dict.fromkeys(t for t in query_terms(question) if not t.endswith("다")))
+    return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not t.endswith("다")))
 
 
 def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
