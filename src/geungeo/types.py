@@ -119,13 +119,8 @@ class Document:
 
 
 def chunk_id(doc_id: str, ordinal: int) -> str:
-    """The id of a document's ``ordinal``-th chunk; :func:`doc_id_of` reads the document back from it."""
+    """The id of a document's ``ordinal``-th chunk."""
     return f"{doc_id}-{ordinal:05d}"
-
-
-def doc_id_of(chunk_id: str) -> str:
-    """The document id inside a chunk id (what ranking by document needs without fetching the chunk)."""
-    return chunk_id.rsplit("-", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
