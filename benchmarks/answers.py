@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/answers.py --fake-llm-delay 0.5  # latency with a scripted LLM sleeping 0.5 s a call
     GEUNGEO_LLM_PROVIDER=openai GEUNGEO_LLM_BASE_URL=… GEUNGEO_LLM_MODEL=… \
         .venv/bin/python benchmarks/answers.py --llm-sample 8     # also the configured LLM on 8 questions per file
+    GEUNGEO_LLM_PROVIDER=local .venv/bin/python benchmarks/answers.py --no-extractive --llm-sample 1  # the local GGUF only
 
 Measures, in one run: the structural set (all ``must_contain`` present), the share of answerable
 questions whose citations include a gold target next to retrieval recall@5 of the same run, the
@@ -71,7 +72,10 @@ def run_all(runner: QueryRunner, questions: list[Question]) -> list[tuple[Questi
                 answer = event["answer"]
         assert answer is not None
         out.append((q, answer, time.perf_counter() - started, first_token))
-        if n % 25 == 0:
+        if len(questions) <= 40:  # a slow model: each question as it ends, so a cut-off run still shows something
+            seconds = out[-1][2]
+            print(f"  {q.id}: {seconds:.1f} s, {answer.llm_calls} LLM calls, refused {answer.refused}", file=sys.stderr)
+        elif n % 25 == 0:
             print(f"  {n}/{len(questions)}", file=sys.stderr, flush=True)
     return out
 
@@ -168,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--llm-sample", type=int, default=0, help="also run the configured LLM (GEUNGEO_LLM_*) on N questions per file"
     )
+    ap.add_argument(
+        "--extractive", action=argparse.BooleanOptionalAction, default=True, help="run extractive mode on every question"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "answers.md")
     args = ap.parse_args(argv)
     base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
@@ -181,8 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# Answer benchmark\n\nRun {time.strftime('%Y-%m-%d %H:%M')}, embedder `{settings.embed_provider}`, "
         f"{len(questions)} questions, semantic cache off.\n"
     ]
-    runner = QueryRunner(engine, llm=None)
-    report.append(render(measure(runner, run_all(runner, questions)), "Extractive mode (no LLM, the default)"))
+    if args.extractive:
+        runner = QueryRunner(engine, llm=None)
+        report.append(render(measure(runner, run_all(runner, questions)), "Extractive mode (no LLM, the default)"))
     if args.fake_llm_delay is not None:
         answerable = [q for q in questions if q.answerable and not q.structural][:40]
         runner = QueryRunner(engine, llm=scripted_llm(args.fake_llm_delay))
