@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "# Multimodal and bilingual retrieval",
         "",
         f"Run {started}, `benchmarks/multimodal.py --context {args.context}` on `{args.shared}`; embedder "
-        f"`{base.embed_provider}`; hybrid retrieval (RRF k={base.rrf_k}) for every row. ",
+        f"`{base.embed_provider}`; hybrid retrieval ({base.fusion} fusion) for every row. ",
         "The baseline is the foundation's hybrid of the same run (no glossary, no context line); Δ is recall@5 against it, "
         "in points. Tables are entities in every row (same chunks); the variants differ only in the glossary "
         f"(`GEUNGEO_ENGLISH_GLOSSARY`) and the chunk context (`GEUNGEO_CHUNK_CONTEXT={args.context}`).",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from geungeo.graph.extractive import extract, split_sentences
 from geungeo.graph.models import EvidenceItem
+from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon
+from geungeo.settings import Settings
 
 
 def _item(n: int, label: str, text: str) -> EvidenceItem:
@@ -120,3 +122,20 @@ def test_the_answer_quotes_each_of_the_best_passages_that_bears_on_the_question(
     # beyond the best passages a sentence needs half the best coverage
     assert [s.item.label for s in extract(question, [rule, related], None, passages=1).sentences] == ["규정 제6조"]
     assert [s.item.label for s in extract(question, [rule, related], None, quote_coverage=0.5).sentences] == ["규정 제6조"]
+
+
+def test_agreement_reads_the_best_retrieved_score_of_either_fusion() -> None:
+    def scored(score: float, origin: str = "retrieval") -> EvidenceItem:
+        return _item(1, "법 제1조", "본문").model_copy(update={"score": score, "origin": origin})
+
+    neighbour = scored(5.0, "neighbour")  # added context, not a retrieval result
+    assert agreement([scored(0.8), scored(0.6), neighbour], Settings(fusion="zscore")) == 0.8
+    assert agreement([scored(1 / 21), neighbour], Settings(fusion="rrf", rrf_k=20)) == 0.5  # first in one of two lists
+    assert agreement([scored(1.2)], Settings(fusion="zscore")) == 1.0
+    assert agreement([], Settings()) == 0.0
+
+
+def test_no_sentence_sharing_a_word_with_the_question_is_no_answer_whatever_retrieval_says() -> None:
+    evidence = [_item(1, "휴가보장법 제2조", "사용자는 근로자에게 15일의 유급휴가를 주어야 한다.")]
+    ex = extract("주택 임대차 보증금은 언제 돌려받나요?", evidence, None, agreement=1.0)
+    assert ex.score == 0.25 and not ex.answers(0.2)

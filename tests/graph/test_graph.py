@@ -97,6 +97,13 @@ def test_follow_up_is_joined_to_the_previous_question(runner: QueryRunner) -> No
     assert any("제4조" in c.label for c in answer.citations)
 
 
+def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:
+    two = runner.run("연차 유급휴가는 며칠인가요? 출산휴가는 며칠인가요?").plan
+    assert two and [sq.text for sq in two.sub_queries][1:] == ["연차 유급휴가는 며칠인가요?", "출산휴가는 며칠인가요?"]
+    follow_up = runner.run("출산휴가를 쓸 수 있나요? 얼마까지 받을 수 있어요?").plan
+    assert follow_up and [sq.text for sq in follow_up.sub_queries] == ["출산휴가를 쓸 수 있나요? 얼마까지 받을 수 있어요?"]
+
+
 def test_english_question_is_answered_in_english(runner: QueryRunner) -> None:
     answer = runner.run("How many days of paid annual leave after one year?")
     assert answer.answer.startswith(("Relevant provisions", REFUSAL))

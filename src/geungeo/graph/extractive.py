@@ -120,8 +120,10 @@ class Extract:
     missing: list[str]
 
     def answers(self, min_score: float) -> bool:
-        """Whether the evidence supports an extractive answer (else 근거 부족)."""
-        return bool(self.sentences) and self.score >= min_score and not self.missing
+        """Whether the evidence supports an extractive answer (else 근거 부족): a sentence shares a word with the
+        question, the score reaches ``min_score`` and every asked figure is stated."""
+        covered = any(s.coverage > 0 for s in self.sentences)
+        return covered and self.score >= min_score and not self.missing
 
     def to_state(self) -> dict[str, Any]:
         """A plain form for the graph state (the judge extracts, generation renders)."""

@@ -127,7 +127,7 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON lines.")] = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Search the ingested documents (hybrid BM25 + dense, fused by RRF). 문서 검색."""
+    """Search the ingested documents (hybrid BM25 + dense, fused by z-score or RRF). 문서 검색."""
     from geungeo.evaluation import hit_record
 
     with _user_errors():

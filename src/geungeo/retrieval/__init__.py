@@ -1,1 +1,1 @@
-"""Retrieval: filters, BM25 terms, reciprocal rank fusion and the hybrid retriever."""
+"""Retrieval: filters, BM25 terms, rank fusion (z-score, RRF) and the hybrid retriever."""

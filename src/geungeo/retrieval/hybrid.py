@@ -1,4 +1,4 @@
-"""Hybrid retrieval: Kiwi BM25 and dense vectors, fused by reciprocal rank fusion."""
+"""Hybrid retrieval: Kiwi BM25 and dense vectors, fused (z-score or reciprocal rank fusion)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
 from geungeo.retrieval.expansion import lexicon_for, query_terms
 from geungeo.retrieval.filters import And, Filter, In
-from geungeo.retrieval.rrf import rrf
+from geungeo.retrieval.fusion import rrf, zscore_fusion
 from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
@@ -85,11 +85,15 @@ class HybridRetriever:
         sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, self.settings.scope_weight
         weights = {"sparse": sw, "dense": dw, "sparse in named": sw * nw, "dense in named": dw * nw}
         names = list(rankings)
-        fused = rrf(
-            [[cid for cid, _ in rankings[name]] for name in names],
-            k=self.settings.rrf_k,
-            weights=[weights[name] for name in names],
-        )[: k + _PRIOR_SLACK]
+        if self.settings.fusion == "rrf":
+            fused = rrf(
+                [[cid for cid, _ in rankings[name]] for name in names],
+                k=self.settings.rrf_k,
+                weights=[weights[name] for name in names],
+            )
+        else:
+            fused = zscore_fusion([rankings[name] for name in names], weights=[weights[name] for name in names])
+        fused = fused[: k + _PRIOR_SLACK]
         chunks = {c.id: c for c in self.store.get([cid for cid, _ in fused])}
         addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else self.settings.addendum_weight
         positions = {name: {cid: (rank, s) for rank, (cid, s) in enumerate(rankings[name], start=1)} for name in names}

@@ -24,10 +24,14 @@ def evidence_items(state: GraphState) -> list[EvidenceItem]:
     return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
 
 
-def agreement(items: Sequence[EvidenceItem], rrf_k: int) -> float:
-    """How strongly retrieval backs the best passage: its fused score relative to ranking first in both lists."""
-    scores = [i.score for i in items if i.origin != "neighbour"]
-    return min(1.0, max(scores, default=0.0) / (2.0 / (rrf_k + 1)))
+def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
+    """How strongly retrieval backs the best passage, 0–1. Under z-score fusion its fused score already is that
+    (near 1: far above the other candidates in both rankings); under RRF, its score relative to ranking first in
+    both lists."""
+    best = max((i.score for i in items if i.origin != "neighbour"), default=0.0)
+    if settings.fusion == "rrf":
+        best /= 2.0 / (settings.rrf_k + 1)
+    return min(1.0, best)
 
 
 def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexicon | None, settings: Settings) -> Extract:
@@ -36,7 +40,7 @@ def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexi
         question,
         items,
         lexicon,
-        agreement=agreement(items, settings.rrf_k),
+        agreement=agreement(items, settings),
         passages=settings.answer_passages,
         quote_coverage=settings.quote_coverage,
         detail_coverage=settings.detail_coverage,

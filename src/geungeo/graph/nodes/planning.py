@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.models import Intent, QueryPlan, Style, SubQuery
 from geungeo.graph.state import GraphState
+from geungeo.retrieval.expansion import query_terms
 from geungeo.text.normalize import nfc
 
 _INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
@@ -27,7 +28,10 @@ def rules_plan(question: str, ctx: GraphContext, max_sub_queries: int) -> QueryP
     q = nfc(question).strip()
     intent: Intent = next((name for name, pattern in _INTENTS if pattern.search(q)), "explain")
     style: Style = "short" if intent == "lookup" else ("detailed" if len(q) > 120 else "normal")
-    parts = [p.strip() for p in _SPLIT.split(q) if len(p.strip()) >= 6][:max_sub_queries] or [q]
+    # A part without a search term of its own ("얼마까지 받을 수 있어요?") follows up the part before it: searched
+    # alone it would match anything, so only the whole question carries it.
+    parts = [p.strip() for p in _SPLIT.split(q) if len(p.strip()) >= 6 and query_terms(p, compounds=False)]
+    parts = parts[:max_sub_queries] or [q]
     subs = [SubQuery(text=q, priority=1)] + [SubQuery(text=p, priority=2) for p in parts if p != q and len(parts) > 1]
     expansions = ctx.lexicon.expansions(q)
     rewrites = [f"{q} {' '.join(expansions)}"] if expansions else []

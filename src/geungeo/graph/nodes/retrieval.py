@@ -44,12 +44,9 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             tracker.notes.append(f"verified correction #{correction.id} (similarity {similarity:.2f})")
     for rank_list in results:
         for hit in rank_list:
-            score = hit.score
             old = pool_by_id.get(hit.chunk.id)
-            if old is None or old["score"] < score:
-                pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, score).model_dump()
-            else:
-                old["score"] += 0.25 * score  # found again by another query: a little more support
+            if old is None or old["score"] < hit.score:  # a passage found by several queries keeps its best score
+                pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, hit.score).model_dump()
     tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
     return {
         "candidates": list(pool_by_id.values()),

@@ -34,7 +34,7 @@ def _hit(h: Hit) -> SearchHit:
     )
 
 
-@router.post("/v1/search", response_model=SearchResponse, responses=ERRORS, summary="Hybrid search (BM25 + dense, RRF)")
+@router.post("/v1/search", response_model=SearchResponse, responses=ERRORS, summary="Hybrid search (BM25 + dense, fused)")
 async def search(body: SearchRequest, state: State) -> SearchResponse:
     """The best ``k`` passages for the query, with their location and fused score."""
     raw = [body.filters] if isinstance(body.filters, str) else body.filters or []

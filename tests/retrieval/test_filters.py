@@ -2,7 +2,6 @@ import pytest
 
 from geungeo.errors import QueryError
 from geungeo.retrieval.filters import And, Eq, In, Or, Range, combine, matches, parse_filter
-from geungeo.retrieval.rrf import rrf
 
 META = {"doc": "근로기준법", "article": "제60조", "page": 4, "code": None, "addendum": False}
 
@@ -31,20 +30,3 @@ def test_parse_filter() -> None:
 def test_bad_filters_are_user_errors(bad: str) -> None:
     with pytest.raises(QueryError):
         parse_filter(bad)
-
-
-def test_rrf_rewards_agreement() -> None:
-    fused = rrf([["a", "b", "c"], ["b", "a", "d"]], k=60)
-    assert [i for i, _ in fused][:2] in (["a", "b"], ["b", "a"])
-    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
-    assert {i for i, _ in fused} == {"a", "b", "c", "d"}
-
-
-def test_rrf_weights() -> None:
-    fused = rrf([["a"], ["b"]], k=60, weights=[1.0, 2.0])
-    assert fused[0][0] == "b" and fused[0][1] == pytest.approx(2 / 61)
-
-
-def test_rrf_length_mismatch_is_an_error() -> None:
-    with pytest.raises(ValueError):
-        rrf([["a"]], weights=[1.0, 2.0])
