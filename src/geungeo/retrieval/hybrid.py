@@ -85,14 +85,11 @@ class HybridRetriever:
         sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, self.settings.scope_weight
         weights = {"sparse": sw, "dense": dw, "sparse in named": sw * nw, "dense in named": dw * nw}
         names = list(rankings)
+        weighted = [weights[name] for name in names]
         if self.settings.fusion == "rrf":
-            fused = rrf(
-                [[cid for cid, _ in rankings[name]] for name in names],
-                k=self.settings.rrf_k,
-                weights=[weights[name] for name in names],
-            )
+            fused = rrf([[cid for cid, _ in rankings[name]] for name in names], k=self.settings.rrf_k, weights=weighted)
         else:
-            fused = zscore_fusion([rankings[name] for name in names], weights=[weights[name] for name in names])
+            fused = zscore_fusion([rankings[name] for name in names], weights=weighted)
         fused = fused[: k + _PRIOR_SLACK]
         chunks = {c.id: c for c in self.store.get([cid for cid, _ in fused])}
         addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else self.settings.addendum_weight
