@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from geungeo.answering.models import REFUSAL, Answer
 from geungeo.engine import build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
-from geungeo.graph.models import REFUSAL, Answer
 from geungeo.graph.runner import QueryRunner
 from geungeo.llm import get_chat_model
 from geungeo.settings import Settings

@@ -14,9 +14,9 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from geungeo.agent.tools import SCHEMAS, SearchArgs, Toolbox
+from geungeo.answering.models import REFUSAL, Answer
 from geungeo.engine import build_engine
 from geungeo.graph import runner as runner_module
-from geungeo.graph.models import REFUSAL, Answer
 from geungeo.graph.runner import QueryRunner, run_query, stream_query
 from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings

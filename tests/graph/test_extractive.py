@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from geungeo.graph.extractive import extract, split_sentences
-from geungeo.graph.models import EvidenceItem
+from geungeo.answering.extractive import extract, split_sentences
+from geungeo.answering.models import EvidenceItem
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from geungeo.answering.models import REFUSAL
 from geungeo.engine import build_engine
 from geungeo.errors import QueryError
-from geungeo.graph.models import REFUSAL
 from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import Garbage, ScriptedChatModel

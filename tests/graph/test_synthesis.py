@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from geungeo.graph.models import Answer, Citation, EvidenceItem, Groundedness, Sufficiency
-from geungeo.graph.synthesis import key_points, synthesize
+from geungeo.answering.models import Answer, Citation, EvidenceItem, Groundedness, Sufficiency
+from geungeo.answering.synthesis import key_points, synthesize
 from geungeo.types import Table
 
 TABLE = Table.from_rows([["과정", "학위"], ["학사", "문학사"], ["박사", "철학박사"]], caption="[별표 2] 학위의 종류")

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from geungeo.answering.models import Answer, Citation, EvidenceItem, FlowStep, Groundedness
 from geungeo.engine import build_engine
 from geungeo.errors import QueryError
-from geungeo.graph.models import Answer, Citation, EvidenceItem, FlowStep, Groundedness
 from geungeo.graph.runner import QueryRunner
 from geungeo.ingest import page_images
 from geungeo.interfaces.api.state import ApiState

@@ -41,9 +41,9 @@ from geungeo.agent.tools import (
     compose_answer,
     langchain_tools,
 )
+from geungeo.answering.models import REFUSAL, Answer, EvidenceItem, FlowStep, QueryPlan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
-from geungeo.graph.models import REFUSAL, Answer, EvidenceItem, FlowStep, QueryPlan
 from geungeo.graph.nodes.generation import validate_citations
 from geungeo.graph.nodes.planning import rules_plan
 from geungeo.llm.base import invoke_message, node_tag

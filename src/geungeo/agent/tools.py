@@ -24,9 +24,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field, field_validator
 
+from geungeo.answering.models import REFUSAL, Answer, Citation, EvidenceItem, Origin
 from geungeo.engine import Engine
 from geungeo.errors import GeungeoError
-from geungeo.graph.models import REFUSAL, Answer, Citation, EvidenceItem, Origin
 from geungeo.graph.nodes.generation import GENERATE_PROMPT, refusal_text, validate_citations
 from geungeo.graph.nodes.judging import extract_evidence
 from geungeo.llm.base import node_tag, stream_text

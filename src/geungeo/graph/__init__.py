@@ -3,7 +3,7 @@
 ``run_query`` / ``stream_query`` are the public entry points.
 """
 
-from geungeo.graph.models import Answer
+from geungeo.answering.models import Answer
 from geungeo.graph.runner import QueryRunner, run_query, stream_query
 
 __all__ = ["Answer", "QueryRunner", "run_query", "stream_query"]

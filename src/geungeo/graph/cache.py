@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from geungeo.answering.models import Answer
 from geungeo.embeddings.base import Embedder
-from geungeo.graph.models import Answer
 from geungeo.graph.question_index import QuestionIndex
 from geungeo.stores.base import ChunkStore
 

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from geungeo.answering.models import EvidenceItem
 from geungeo.embeddings.base import Embedder
-from geungeo.graph.models import EvidenceItem
 from geungeo.graph.question_index import QuestionIndex
 from geungeo.text.normalize import nfc
 

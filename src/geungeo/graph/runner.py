@@ -17,14 +17,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from geungeo.answering.models import Answer, FlowStep
+from geungeo.answering.synthesis import synthesize
 from geungeo.engine import Engine, build_engine
 from geungeo.graph.build import build_graph
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.context import GraphContext
 from geungeo.graph.corrections import Corrections
-from geungeo.graph.models import Answer, FlowStep
 from geungeo.graph.nodes.grading import answer_from_state
-from geungeo.graph.synthesis import synthesize
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
@@ -189,7 +189,7 @@ def default_runner() -> QueryRunner:
 
 
 def run_query(question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any) -> Answer:
-    """Answer ``question`` with citations (see :class:`~geungeo.graph.models.Answer`)."""
+    """Answer ``question`` with citations (see :class:`~geungeo.answering.models.Answer`)."""
     return default_runner().run(question, conversation_id=conversation_id, filters=filters, **overrides)
 
 

@@ -6,9 +6,9 @@ import re
 
 from langgraph.config import get_stream_writer
 
+from geungeo.answering.extractive import Extract
+from geungeo.answering.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.extractive import Extract
-from geungeo.graph.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem, QueryPlan
 from geungeo.graph.nodes.judging import evidence_items, extract_evidence
 from geungeo.graph.state import GraphState
 from geungeo.text.language import question_language

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
 
+from geungeo.answering.models import REFUSAL, Answer, Grade, Groundedness
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.models import REFUSAL, Answer, Grade, Groundedness
 from geungeo.graph.nodes.generation import generate, refusal_text
 from geungeo.graph.nodes.judging import evidence_items
 from geungeo.graph.state import GraphState

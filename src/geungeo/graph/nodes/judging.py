@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import httpx
 
+from geungeo.answering.extractive import Extract, extract
+from geungeo.answering.models import EvidenceItem, Sufficiency
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.extractive import Extract, extract
-from geungeo.graph.models import EvidenceItem, Sufficiency
 from geungeo.graph.nodes.retrieval import next_queries
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import Lexicon

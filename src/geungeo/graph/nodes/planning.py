@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
+from geungeo.answering.models import Intent, QueryPlan, Style, SubQuery
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.models import Intent, QueryPlan, Style, SubQuery
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import query_terms
 from geungeo.text.normalize import nfc

@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
 
+from geungeo.answering.models import EvidenceItem, QueryPlan
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.models import EvidenceItem, QueryPlan
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.filters import parse_filter
 from geungeo.types import Hit

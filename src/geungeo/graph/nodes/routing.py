@@ -8,8 +8,8 @@ from typing import Literal
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
+from geungeo.answering.models import Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.models import Citation, EvidenceItem
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.expansion import query_terms
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (the answer itself is :class:`geungeo.graph.models.Answer`)."""
+"""Request and response bodies of the HTTP API (the answer itself is :class:`geungeo.answering.models.Answer`)."""
 
 from __future__ import annotations
 

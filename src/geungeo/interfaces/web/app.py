@@ -18,8 +18,8 @@ from fastapi import FastAPI
 from PIL import Image as PILImage
 
 from geungeo import __version__
+from geungeo.answering.models import Answer
 from geungeo.errors import GeungeoError
-from geungeo.graph.models import Answer
 from geungeo.ingest.base import supported_suffixes
 from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import handlers, labels

@@ -1,6 +1,6 @@
 """What the web UI does, as plain functions: no gradio here, so all of it is testable without a browser.
 
-Formatting turns an :class:`~geungeo.graph.models.Answer` into Markdown (the chat bubble, the
+Formatting turns an :class:`~geungeo.answering.models.Answer` into Markdown (the chat bubble, the
 citations, the passage panel, the flow log). The actions go through the HTTP API's own code over
 the same :class:`~geungeo.interfaces.api.state.ApiState`: answers stream from the runner as in
 ``POST /v1/ask/stream``, uploads pass the checks of ``POST /v1/documents`` and the same ingestion
@@ -19,8 +19,8 @@ from typing import Any, Literal
 from fastapi import HTTPException
 from pydantic import ValidationError
 
+from geungeo.answering.models import Answer, EvidenceItem
 from geungeo.errors import GeungeoError
-from geungeo.graph.models import Answer, EvidenceItem
 from geungeo.ingest import page_images
 from geungeo.ingest.pipeline import IngestReport, Progress
 from geungeo.interfaces.api.routes import documents

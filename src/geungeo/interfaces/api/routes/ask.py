@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
+from geungeo.answering.models import Answer
 from geungeo.errors import GeungeoError
-from geungeo.graph.models import Answer
 from geungeo.interfaces.api.schemas import AskRequest, ErrorBody
 from geungeo.interfaces.api.sse import sse, sse_response
 from geungeo.interfaces.api.state import ApiState, ApiTimeout, api_state

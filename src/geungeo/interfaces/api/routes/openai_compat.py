@@ -19,8 +19,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import StreamingResponse
 
+from geungeo.answering.models import Answer
 from geungeo.errors import GeungeoError
-from geungeo.graph.models import Answer
 from geungeo.interfaces.api.routes.ask import ERRORS, answer_events, timeout_message, validate
 from geungeo.interfaces.api.schemas import AskRequest, ChatMessage, ChatRequest
 from geungeo.interfaces.api.sse import sse, sse_response

@@ -1,7 +1,7 @@
 """The structured answer beside the text: key points, references, page images, tables and
 figures used, cautions found in the evidence, and a confidence.
 
-Built from the finished :class:`~geungeo.graph.models.Answer` alone (no LLM, no store), so the
+Built from the finished :class:`~geungeo.answering.models.Answer` alone (no LLM, no store), so the
 graph, the agent and cached answers all get the same synthesis.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from geungeo.graph.extractive import SENTENCE_END, split_sentences
-from geungeo.graph.models import CITATION_MARK, Answer, EntityReference, EvidenceItem, PageImage, Reference, StructuredAnswer
+from geungeo.answering.extractive import SENTENCE_END, split_sentences
+from geungeo.answering.models import CITATION_MARK, Answer, EntityReference, EvidenceItem, PageImage, Reference, StructuredAnswer
 from geungeo.ingest import page_images
 from geungeo.text.normalize import squash
 from geungeo.types import Table

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from geungeo.graph.models import EvidenceItem
+from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 
