@@ -30,7 +30,17 @@ from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.text.normalize import clean_text, nfc, squash
-from geungeo.text.structure import ADDENDUM, division_label, parse_article_head
+from geungeo.text.structure import (
+    ADDENDUM,
+    AMENDMENT_NOTE,
+    ARTICLE_START,
+    ATTACHMENT_HEAD,
+    BRANCH_TYPO,
+    LOOSE_ARTICLE,
+    attachment_label,
+    division_label,
+    parse_article_head,
+)
 from geungeo.types import Category, Document, Element, MetaValue
 
 _HP = "{http://www.hancom.co.kr/hwpml/2011/paragraph}"
@@ -52,19 +62,7 @@ _MIDDLE_DOTS = str.maketrans(dict.fromkeys("·․‧⋅•・･∙", "ㆍ"))
 # 2019년 8월 1일자 폐지 → …, 2022년 3월 1일자 직제개편으로 인한 이동(…): what a placeholder says.
 _DATED_NOTE = re.compile(r"\d{4}\s*년\s*\d+\s*월\s*\d+\s*일자")
 
-# 제8조(휴직), 제3조 <삭제 …>, 제13조 내지 제17조 (삭제): an article head in the strict sense.
-_ARTICLE_START = re.compile(r"^제\s*\d+\s*조(?:\s*의\s*\d+)?\s*(?:[(（<〈]|내지|$)")
-# 제7조 이 규정에… (no title): an article head only when it is the next number.
-_LOOSE_ARTICLE = re.compile(r"^제\s*(\d+)\s*조\s")
-# 제10조2 (분실…), 제6조 2 (…): branch articles printed without 의.
-_BRANCH_TYPO = re.compile(r"^제\s*(\d+)\s*조\s*(\d+)\s*(?=[(（])")
-# [별표 1], <별표 2-1>, (별지 제3호 서식), [별지 서식 2], 【서식 1】: an attachment title line.
-_ATTACHMENT_HEAD = re.compile(
-    r"^[\[［【<〈〔(]\s*(?P<kind>별표|별지|서식|별첨)\s*(?:서식\s*)?(?:제\s*)?(?P<num>\d+(?:\s*[-의]\s*\d+)?)?"
-    r"\s*(?:호)?\s*(?:서식)?\s*(?:\(\d+-\d+\))?\s*[\]］】>〉〕)]"
-)
 _DIVISION_MAX_CHARS = 40
-_AMENDMENT_NOTE = re.compile(r"\s*<[^<>]*>\s*$")  # 제8장 호봉승급의 제한 <신설 2008. 3. 1>
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +239,7 @@ def _division(line: str) -> tuple[str, str] | None:
     if not found:
         return None
     level, label = found
-    number, _, title = _AMENDMENT_NOTE.sub("", label).partition(" ")
+    number, _, title = AMENDMENT_NOTE.sub("", label).rstrip().partition(" ")
     return level, f"{number} {_spaced_title(title)}".strip()
 
 
@@ -335,11 +333,8 @@ def _split_regulations(
 
 def _attachment_label(line: str) -> str | None:
     """``[별지 제2호 서식]`` → ``별지 2``; ``<별표 2-1>`` → ``별표 2-1``; None if not a title line."""
-    m = _ATTACHMENT_HEAD.match(line)
-    if not m:
-        return None
-    number = re.sub(r"\s+", "", m["num"] or "")
-    return f"{m['kind']} {number}".strip()
+    m = ATTACHMENT_HEAD.match(line)
+    return attachment_label(m["kind"], m["num"]) if m else None
 
 
 @dataclass
@@ -378,9 +373,9 @@ class _RegulationParser:
         return Element(text, "paragraph", path=self.path())
 
     def _article_head(self, line: str) -> tuple[str, str | None, str] | None:
-        line = _BRANCH_TYPO.sub(r"제\1조의\2 ", line)
-        loose = _LOOSE_ARTICLE.match(line)
-        if _ARTICLE_START.match(line) or (loose and int(loose[1]) == self.article_number + 1):
+        line = BRANCH_TYPO.sub(r"제\1조의\2 ", line)
+        loose = LOOSE_ARTICLE.match(line)
+        if ARTICLE_START.match(line) or (loose and int(loose[1]) == self.article_number + 1):
             return parse_article_head(line)
         return None
 
@@ -458,7 +453,7 @@ class _RegulationParser:
 
 
 def _has_articles(blocks: list[_Block]) -> bool:
-    return any(b.rows is None and _ARTICLE_START.match(b.text) and parse_article_head(b.text) for b in blocks)
+    return any(b.rows is None and ARTICLE_START.match(b.text) and parse_article_head(b.text) for b in blocks)
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -519,7 +514,7 @@ def _generic_elements(blocks: list[_Block], styles: dict[str, str]) -> list[Elem
 def _title_line(blocks: list[_Block], fallback: str) -> tuple[str, list[_Block]]:
     """A single regulation's title (its first line unless that is already structure) and its body."""
     first = next((i for i, b in enumerate(blocks) if b.rows is None), None)
-    if first is None or _ARTICLE_START.match(blocks[first].text) or _division(blocks[first].text):
+    if first is None or ARTICLE_START.match(blocks[first].text) or _division(blocks[first].text):
         return fallback, blocks
     return blocks[first].text, blocks[:first] + blocks[first + 1 :]
 

@@ -17,7 +17,15 @@ from typing import Literal
 from geungeo.retrieval.scope import StoredDocuments, name_key
 from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
-from geungeo.text.structure import DIVISION, article_label, parse_article_head
+from geungeo.text.structure import (
+    AMENDMENT_NOTE,
+    ATTACHMENT_SUFFIX,
+    DIVISION,
+    article_key,
+    article_label,
+    attachment_label,
+    parse_article_head,
+)
 from geungeo.types import Chunk, DocumentRecord
 
 Kind = Literal["overview", "article", "chapter", "attachment", "full"]
@@ -40,9 +48,6 @@ _ARTICLE = re.compile(
 )
 _DIVISIONS = re.compile(r"(?:제\s*\d+\s*[편장절관](?:\s*의\s*\d+)?\s*)+$")
 _DIVISION_PART = re.compile(r"제\s*(\d+)\s*([편장절관])(?:\s*의\s*(\d+))?")
-_ATTACHMENT = re.compile(r"(별표|별지|서식|별첨)\s*(?:서식\s*)?(?:제\s*)?(\d+(?:\s*[-의]\s*\d+)?)?\s*(?:호)?\s*(?:서식)?$")
-_ARTICLE_NUMBER = re.compile(r"제(\d+)조(?:의(\d+))?")
-_AMENDMENT_NOTE = re.compile(r"\s*<[^<>]*>")
 _MIN_OVERLAP = 20
 _GIST_CHARS = 60
 
@@ -114,19 +119,14 @@ def _chapter_label(text: str) -> str:
     return " ".join(f"제{int(n)}{level}" + (f"의{int(b)}" if b else "") for n, level, b in _DIVISION_PART.findall(text))
 
 
-def _attachment_label(kind: str, number: str | None) -> str:
-    digits = re.sub(r"\s+", "", number or "")
-    return f"{kind} {digits}".strip()
-
-
 def _location(text: str) -> tuple[str, Kind | None, str]:
     """Split a trailing 조/장/별표 reference off ``text``: (the rest, its kind, its label)."""
     if m := _ARTICLE.search(text):
         return text[: m.start()], "article", article_label(m.group(1), m.group(2))
     if m := _DIVISIONS.search(text):
         return text[: m.start()], "chapter", _chapter_label(m.group(0))
-    if m := _ATTACHMENT.search(text):
-        return text[: m.start()], "attachment", _attachment_label(m.group(1), m.group(2))
+    if m := ATTACHMENT_SUFFIX.search(text):
+        return text[: m.start()], "attachment", attachment_label(m["kind"], m["num"])
     return text, None, ""
 
 
@@ -186,11 +186,6 @@ def _unit_text(unit: Sequence[Chunk]) -> str:
     for chunk in unit[1:]:
         text = _join(text, chunk.text)
     return text
-
-
-def _article_key(label: str) -> tuple[int, int]:
-    m = _ARTICLE_NUMBER.fullmatch(label)
-    return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
 
 
 def _divisions(chunk: Chunk) -> list[str]:
@@ -257,13 +252,13 @@ def _missing(request: StructuralRequest, doc: DocumentRecord, listed: str, known
 
 def _nearest(labels: Sequence[str], wanted: str, n: int = 2) -> list[str]:
     """Up to ``n`` existing labels on each side of ``wanted`` in numeric order."""
-    ordered = sorted(set(labels), key=_article_key)
-    i = sum(_article_key(label) < _article_key(wanted) for label in ordered)
+    ordered = sorted(set(labels), key=article_key)
+    i = sum(article_key(label) < article_key(wanted) for label in ordered)
     return ordered[max(0, i - n) : i + n]
 
 
 def _chapter_line(chunk: Chunk) -> str:
-    return _AMENDMENT_NOTE.sub("", str(chunk.meta.get("chapter") or ""))
+    return AMENDMENT_NOTE.sub("", str(chunk.meta.get("chapter") or ""))
 
 
 def _with_chapters(units: Sequence[Sequence[Chunk]], render: Callable[[Sequence[Chunk]], str]) -> list[str]:

@@ -19,7 +19,26 @@ PARAGRAPH_MARK = re.compile(r"^\s*(?:\*\*)?([①-⑳㉑-㉟])")
 ITEM_MARK = re.compile(r"^\s*(\d+)\\?\.\s")
 SUBITEM_MARK = re.compile(r"^\s*([가-하])\.\s")
 ADDENDUM = re.compile(r"^\s*부\s*칙(?:\s*[<(〈].*)?\s*$")
-ATTACHMENT = re.compile(r"^\s*[\[［【<]?\s*(별표|별지|서식|별지\s*서식|별첨)\s*(?:제\s*)?(\d+)?(?:\s*호)?(?:\s*의\s*(\d+))?")
+# An amendment note after a heading: 제8장 호봉승급의 제한 <신설 2008. 3. 1>.
+AMENDMENT_NOTE = re.compile(r"\s*<[^<>]*>")
+
+# The loaders' article heads. Strict: 제8조(휴직), 제3조 <삭제 …>, 제13조 내지 제17조 (삭제).
+ARTICLE_START = re.compile(r"^제\s*\d+\s*조(?:\s*의\s*\d+)?\s*(?:[(（<〈]|내지|$)")
+# 제7조 이 규정에… (no title): an article head only when it is the next number.
+LOOSE_ARTICLE = re.compile(r"^제\s*(\d+)\s*조\s")
+# 제10조2 (분실…), 제6조 2 (…): branch articles printed without 의.
+BRANCH_TYPO = re.compile(r"^제\s*(\d+)\s*조\s*(\d+)\s*(?=[(（])")
+# A canonical label as stored (제43조의2): its number and branch.
+ARTICLE_LABEL = re.compile(r"제(\d+)조(?:의(\d+))?")
+
+# 별표 1, 별지 제3호 서식, 서식 2-1, 별첨: the kind and number of an attachment, written once for both sides.
+_ATTACHMENT_CORE = (
+    r"(?P<kind>별표|별지|서식|별첨)\s*(?:서식\s*)?(?:제\s*)?(?P<num>\d+(?:\s*[-의]\s*\d+)?)?\s*(?:호)?\s*(?:서식)?"
+)
+# A loader's attachment title line: [별표 1], <별표 2-1>, (별지 제3호 서식), [별지 서식 2], 【서식 1】.
+ATTACHMENT_HEAD = re.compile(r"^[\[［【<〈〔(]\s*" + _ATTACHMENT_CORE + r"\s*(?:\(\d+-\d+\))?\s*[\]］】>〉〕)]")
+# A query ending in an attachment reference: "교원인사규정 별표 2".
+ATTACHMENT_SUFFIX = re.compile(_ATTACHMENT_CORE + "$")
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳㉑㉒㉓㉔㉕㉖㉗㉘㉙㉚㉛㉜㉝㉞㉟"
 
 
@@ -62,3 +81,15 @@ def paragraph_number(line: str) -> int | None:
     """1-based 항 number of a line starting with ①…㉟, else None."""
     m = PARAGRAPH_MARK.match(line)
     return CIRCLED.index(m.group(1)) + 1 if m else None
+
+
+def attachment_label(kind: str, number: str | None) -> str:
+    """Canonical attachment label: ``별표 2``, ``별지 2-1`` (spaces inside the number dropped)."""
+    digits = re.sub(r"\s+", "", number or "")
+    return f"{kind} {digits}".strip()
+
+
+def article_key(label: str) -> tuple[int, int]:
+    """Sort key of a canonical label: ``제43조의2`` → (43, 2); (0, 0) for anything else."""
+    m = ARTICLE_LABEL.fullmatch(label)
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
