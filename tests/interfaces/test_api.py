@@ -222,10 +222,22 @@ def test_structure_lookups(client: httpx.Client) -> None:
 # --- documents --------------------------------------------------------------------------------
 
 
+def finished(client: httpx.Client, response: httpx.Response) -> dict[str, Any]:
+    """The job an upload answered with (202), once it has finished."""
+    assert response.status_code == 202, response.text
+    job = response.json()
+    deadline = time.monotonic() + 60
+    while job["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = client.get(f"/v1/jobs/{job['job_id']}").json()
+    return dict(job)
+
+
 def test_upload_list_and_delete(client: httpx.Client, data_dir: Path) -> None:
     r = client.post("/v1/documents", files={"files": ("주차관리규정.md", EXTRA.encode(), "text/markdown")})
-    assert r.status_code == 200, r.text
-    report = r.json()
+    job = finished(client, r)
+    assert job["status"] == "done" and job["files"] == ["주차관리규정.md"], job
+    report = job["result"]
     assert report["documents"] == 1 and report["failed"] == 0 and report["files"][0]["file"] == "주차관리규정.md"
     assert (data_dir / "uploads" / "주차관리규정.md").is_file()
     docs = client.get("/v1/documents").json()["documents"]
@@ -268,7 +280,8 @@ def test_nfc_file_names(client: httpx.Client, data_dir: Path) -> None:
     import unicodedata
 
     nfd = unicodedata.normalize("NFD", "주차관리규정.md")
-    assert client.post("/v1/documents", files={"files": (nfd, EXTRA.encode(), "text/markdown")}).status_code == 200
+    uploaded = client.post("/v1/documents", files={"files": (nfd, EXTRA.encode(), "text/markdown")})
+    assert finished(client, uploaded)["status"] == "done"
     assert (data_dir / "uploads" / "주차관리규정.md").is_file()
     doc = next(d for d in client.get("/v1/documents").json()["documents"] if d["title"] == "주차관리규정")
     assert client.delete(f"/v1/documents/{doc['doc_id']}").status_code == 200

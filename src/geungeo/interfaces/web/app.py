@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import gradio as gr
 from fastapi import FastAPI
 from PIL import Image as PILImage
@@ -23,6 +24,7 @@ from geungeo.errors import GeungeoError
 from geungeo.ingest.base import supported_suffixes
 from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import handlers, labels
+from geungeo.services import Services
 from geungeo.settings import Settings
 
 Message = dict[str, str]
@@ -84,11 +86,11 @@ class _Ui:
         question = (question or "").strip()
         conversation_id = conversation_id or handlers.new_conversation_id()
         try:
-            wanted = handlers.check_question(self.state, question, filters)
+            checked = handlers.check_question(self.state, question, filters)
         except GeungeoError as exc:
             yield {self.status: f"⚠ {labels.ERROR}: {exc}"}
             return
-        turn = [*history, {"role": "user", "content": question}]
+        turn = [*history, {"role": "user", "content": checked.text}]
         yield {
             self.chatbot: [*turn, {"role": "assistant", "content": "…"}],
             self.question: "",
@@ -97,7 +99,7 @@ class _Ui:
             self.conversation_label: conversation_id,
             **self._answer_outputs(None),
         }
-        async for update in handlers.stream_answer(self.state, question, conversation_id, wanted):
+        async for update in handlers.stream_answer(self.state, checked, conversation_id):
             if update.error:
                 reply = (update.text + "\n\n" if update.text else "") + f"⚠ {labels.ERROR}: {update.error}"
                 final = [*turn, {"role": "assistant", "content": reply}]
@@ -308,17 +310,14 @@ def mount_ui(app: FastAPI, state: ApiState, path: str | None = None) -> str:
 
 def create_ui_app(settings: Settings | None = None) -> FastAPI:
     """The app of ``geungeo ui``: the web UI alone at ``/`` over its own runner (closed with the app)."""
-    from geungeo.engine import build_engine
-    from geungeo.graph.runner import QueryRunner
-
-    runner = QueryRunner(build_engine(settings or Settings()))
-    state = ApiState(settings=runner.settings, runner=runner, owns_runner=True)
+    services = Services.build(settings)
+    state = ApiState(settings=services.settings, services=services, owns_services=True)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await state.call(runner.engine.store.flush)
+        await state.call(services.documents.flush)
         yield
-        runner.close()
+        await anyio.to_thread.run_sync(services.close)
 
     app = FastAPI(title="geungeo 근거 UI", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.api = state
