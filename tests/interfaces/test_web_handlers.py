@@ -225,3 +225,18 @@ def test_cli_has_a_ui_command() -> None:
 
     result = CliRunner().invoke(app, ["ui", "--help"])
     assert result.exit_code == 0 and "web UI" in result.output and "--port" in result.output
+
+
+def test_citations_inside_the_answer_are_links_to_their_passage() -> None:
+    answer = _answer(answer="연차는 15일입니다 [휴가보장법 제2조]. 다른 말 [참고] 도 있습니다.")
+    bubble = handlers.answer_markdown(answer)
+    assert '<a href="#cite-0" class="cite-link" title="휴가보장법 제2조">[휴가보장법 제2조]</a>' in bubble
+    assert "[참고]" in bubble and 'href="#cite-1"' not in bubble
+
+
+def test_labels_use_no_emoji() -> None:
+    """Emoji render as tofu without a colour emoji font: the buttons and status words are plain text."""
+    texts = [v for v in vars(labels).values() if isinstance(v, str)] + list(labels.NODE_LABELS.values())
+    assert not [t for t in texts if any(ord(c) >= 0x1F000 for c in t)]
+    assert labels.node_label("grounding") == "근거 확인 / Checking the answer against the sources"
+    assert labels.node_label("new_step") == "new step"

@@ -2,7 +2,8 @@
 
 ``build_ui(state)`` makes the Blocks (a chat tab and a documents tab), ``mount_ui`` mounts them in
 a FastAPI app (``geungeo serve`` at ``ui_mount_path``), ``create_ui_app`` is the app of ``geungeo ui``.
-Everything runs offline: analytics off, the bundled fonts, no share link, no run history.
+Everything runs offline: analytics off, no share link, no run history, and the Korean web font (Noto Sans KR,
+from the npm package ``@fontsource/noto-sans-kr``) served with the UI from ``/ui-static/``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Literal
 import anyio
 import gradio as gr
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 from PIL import Image as PILImage
 
 from geungeo import __version__
@@ -30,7 +32,41 @@ from geungeo.settings import Settings
 Message = dict[str, str]
 Updates = dict[Any, Any]
 
-CSS = """
+STATIC = Path(__file__).parent / "static"
+STATIC_PATH = "/ui-static"
+FONT = "Noto Sans KR"
+_LATIN = ("U+0000-00FF,U+0131,U+0152-0153,U+02BB-02BC,U+02C6,U+02DA,U+02DC,U+0304,U+0308,U+0329,U+2000-206F,U+20AC,"
+          "U+2122,U+2191,U+2193,U+2212,U+2215,U+FEFF,U+FFFD")
+
+
+def _font_faces() -> str:
+    """``@font-face`` rules for the shipped font: the Korean subset, then the Latin one for its range."""
+    faces = []
+    for subset, extra in (("korean", ""), ("latin", f" unicode-range: {_LATIN};")):
+        for weight in (400, 700):
+            url = f"{STATIC_PATH}/fonts/noto-sans-kr-{subset}-{weight}-normal.woff2"
+            faces.append(f"@font-face {{ font-family: '{FONT}'; font-style: normal; font-display: swap; "
+                         f"font-weight: {weight}; src: url({url}) format('woff2');{extra} }}")
+    return "\n".join(faces)
+
+
+CITE_LINKS = """<script>
+document.addEventListener("click", (event) => {
+  const link = event.target.closest ? event.target.closest('a[href^="#cite-"]') : null;
+  if (!link) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const button = document.getElementById(link.getAttribute("href").slice(1));
+  if (button) button.click();
+}, true);
+</script>"""
+"""A citation in the answer text (``<a href="#cite-N">``) opens its passage: it clicks the N-th citation button."""
+
+CSS = _font_faces() + f"""
+body, .gradio-container, .gradio-container * {{ font-family: '{FONT}', ui-sans-serif, system-ui, sans-serif; }}
+.gradio-container code, .gradio-container pre {{ font-family: ui-monospace, monospace; }}
+a.cite-link, #chat a[href^="#cite-"] {{ cursor: pointer; text-decoration: underline dotted; }}
+""" + """
 #passage-panel { position: sticky; top: 0.5rem; }
 .cite-row button, .suggest-row button { flex: 0 0 auto !important; min-width: 0 !important; }
 #warning blockquote { border-left: 4px solid #e0a800; background: #fff8e1; color: #5c4400; }
@@ -290,6 +326,8 @@ def _auth(state: ApiState) -> Callable[[str, str], bool] | None:
 def mount_ui(app: FastAPI, state: ApiState, path: str | None = None) -> str:
     """Mount the web UI in ``app`` at ``path`` (default ``ui_mount_path``); the path it was mounted at."""
     where = _clean_mount_path(path if path is not None else state.settings.ui_mount_path)
+    if not any(getattr(r, "path", None) == STATIC_PATH for r in app.routes):  # before the UI, which may sit at "/"
+        app.mount(STATIC_PATH, StaticFiles(directory=STATIC), name="ui-static")
     gr.mount_gradio_app(
         app,
         build_ui(state),
@@ -304,6 +342,9 @@ def mount_ui(app: FastAPI, state: ApiState, path: str | None = None) -> str:
         mcp_server=False,
         pwa=False,
         css=CSS,
+        head=CITE_LINKS,
+        theme=gr.themes.Default(font=[FONT, "ui-sans-serif", "system-ui", "sans-serif"],
+                                font_mono=["ui-monospace", "monospace"]),
     )
     return where
 
