@@ -26,12 +26,12 @@ _PRIOR_SLACK = 30
 _ASKS_ADDENDUM = re.compile(r"부칙|시행일|시행\s*시기|경과\s*조치|적용례|개정|언제부터")
 
 
-def check_query(query: str, max_chars: int | None) -> str:
-    """The NFC query, or a QueryError saying why it cannot be searched (``max_chars`` None: no length limit)."""
+def check_query(query: str, max_chars: int) -> str:
+    """The NFC query, or a QueryError saying why it cannot be searched."""
     q = nfc(query).strip()
     if not q:
         raise QueryError("empty query: ask a question or give keywords / 질문을 입력하세요")
-    if max_chars is not None and len(q) > max_chars:
+    if len(q) > max_chars:
         raise QueryError(
             f"query too long: {len(q):,} characters (limit {max_chars:,}, GEUNGEO_MAX_QUERY_CHARS) / 질문이 너무 깁니다"
         )
@@ -64,9 +64,9 @@ class HybridRetriever:
         vector: np.ndarray | None = None,
     ) -> list[Hit]:
         """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score."""
-        # The length limit applies to what the user sent (checked by the services): a query the answer graph composed
-        # from it (the question plus lexicon terms) may be longer.
-        q = check_query(query, None)
+        # The user's limit applies to what the user sent (the services check it); a query composed from a question
+        # (its lexicon terms, a follow-up's topic added) may be longer, so the retriever only bounds it at twice that.
+        q = check_query(query, 2 * self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
         named = self.documents.current()[1].named(q) if self.settings.scope_weight > 0 else set()
