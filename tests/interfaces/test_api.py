@@ -512,3 +512,18 @@ def test_openai_transcript_the_client_assembled_is_a_conversation(data_dir: Path
     assert [type(m).__name__ for m in history] == ["HumanMessage", "AIMessage", "HumanMessage", "AIMessage"]
     assert "출산휴가" in str(history[0].content)
     assert any("제4조" in c["label"] for c in (follow.model_extra or {})["citations"])
+
+
+def test_openai_user_conversation_starts_from_the_transcript(data_dir: Path) -> None:
+    """A conversation named by ``user`` that this server has not seen yet also takes the messages as its history."""
+    app = create_app(_settings(data_dir))
+    with serving(app) as url, httpx.Client(base_url=url, timeout=60) as c:
+        body = {"model": "geungeo", "user": "bob-new", "messages": [
+            {"role": "user", "content": "출산휴가는 며칠인가요?"},
+            {"role": "assistant", "content": "90일입니다."},
+            {"role": "user", "content": "그럼 위반하면 처벌은?"},
+        ]}
+        reply = c.post("/v1/chat/completions", json=body).json()
+        runner = app.state.api.services.runner
+        state = runner.graph.get_state({"configurable": {"thread_id": reply["conversation_id"]}}).values
+    assert len(state["history"]) == 4 and state["route"] == "history_required"

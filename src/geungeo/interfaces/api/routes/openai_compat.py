@@ -104,17 +104,18 @@ def _turns(prior: Sequence[ChatMessage]) -> list[Turn]:
 def conversation_for(state: ApiState, request: ChatRequest, prior: Sequence[ChatMessage]) -> str:
     """The conversation to continue: named by ``user``, found by the transcript so far, or (when the transcript
     matches none) a conversation started from the transcript itself; a new one without earlier turns."""
-    if request.user:
-        return "oai-user-" + hashlib.sha256(request.user.encode("utf-8", "replace")).hexdigest()[:24]
     turns = _turns(prior)
-    if not turns:
+    if request.user:
+        conversation_id = "oai-user-" + hashlib.sha256(request.user.encode("utf-8", "replace")).hexdigest()[:24]
+    elif not turns:
         return "oai-" + uuid.uuid4().hex
-    key = transcript_key(prior)
-    if known := state.threads.get(key):
-        return known
-    conversation_id = "oai-" + key[:24]
+    else:
+        key = transcript_key(prior)
+        if known := state.threads.get(key):
+            return known
+        conversation_id = "oai-" + key[:24]
     answers = state.services.answers
-    if not answers.has_conversation(conversation_id):
+    if turns and not answers.has_conversation(conversation_id):
         answers.seed_conversation(conversation_id, turns)
     return conversation_id
 
