@@ -127,12 +127,16 @@ def test_user_errors_are_one_line_with_nonzero_exit(tmp_path: Path) -> None:
     renamed.write_bytes(b"\x7fELF" + os.urandom(4000))
     nfd = tmp_path / unicodedata.normalize("NFD", "빈 파일.md")
     nfd.write_bytes(b"")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.xyz").write_text("x", "utf-8")
     cases = [
         (["search", ""], "empty query"),
         (["search", "가" * 34_000], "query too long"),  # ≈100 KB of UTF-8, the most one argv entry holds
         (["ingest", str(renamed)], "report.pdf"),
         (["ingest", str(nfd)], "빈 파일.md: empty file"),
         (["ingest", str(tmp_path / "nope")], "no such file"),
+        (["ingest", str(empty)], "nothing to ingest"),
         (["search", "x", "--filter", "color=red"], "unknown field"),
     ]
     for args, message in cases:

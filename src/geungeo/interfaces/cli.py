@@ -102,6 +102,12 @@ def ingest(
                 bar.update(tasks[stage], completed=done, total=total)
 
             report = services.documents.ingest(paths, progress=progress)
+        if not report.files:
+            services.close()
+            from geungeo.ingest.base import supported_suffixes
+
+            _fail(f"nothing to ingest: no file of a supported type ({', '.join(supported_suffixes())}) in "
+                  f"{', '.join(str(p) for p in paths)} / 색인할 수 있는 파일이 없습니다")
         table = Table(title="ingest", show_lines=False)
         for col in ("file", "documents", "chunks", "unchanged", "removed", "seconds", "status"):
             table.add_column(col, justify="left" if col in ("file", "status") else "right")
