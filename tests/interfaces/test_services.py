@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import io
+import threading
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,38 @@ def test_ask_on_an_empty_store_says_so(tmp_path: Path) -> None:
 def test_paths_are_redacted() -> None:
     assert redact_paths("/srv/data/uploads/a.md: broken", "/srv/data/uploads", "/srv/data") == "a.md: broken"
     assert redact_paths("store at /srv/data failed", "/srv/data") == "store at . failed"
+
+
+def test_services_do_not_import_the_interfaces() -> None:
+    services_dir = INTERFACES.parent / "services"
+    for path in services_dir.rglob("*.py"):
+        tree = ast.parse(path.read_text("utf-8"))
+        modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [m for m in modules if m.startswith("geungeo.interfaces")], path.name
+
+
+def _reader_gets_in(services: Services) -> bool:
+    """Whether a reader (a search, an answer step) gets the lock within 0.3 s, in another thread."""
+    entered = threading.Event()
+
+    def read() -> None:
+        with services.lock.read():
+            entered.set()
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    got_in = entered.wait(0.3)
+    return got_in
+
+
+def test_an_upload_job_holds_the_writer_lock_unless_the_store_reads_while_it_writes(services: Services) -> None:
+    with services.writing():
+        assert not _reader_gets_in(services)
+    store_type = type(services.engine.store)
+    store_type.concurrent_reads = True  # type: ignore[attr-defined]
+    try:
+        with services.writing():
+            assert _reader_gets_in(services)
+    finally:
+        del store_type.concurrent_reads  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
 
 from geungeo.engine import Engine, build_engine, drop_index
@@ -47,6 +48,13 @@ class Services:
         self.search = SearchService(self.engine)
         self.structure = StructureService(self.engine)
 
+    def writing(self) -> AbstractContextManager[None]:
+        """What an ingestion holds: the writer lock, unless the store serves readers while it writes (a store
+        that declares ``concurrent_reads = True``), so that searches and answers go on during an upload."""
+        if getattr(self.engine.store, "concurrent_reads", False):
+            return nullcontext()
+        return self.lock.write()
+
     @classmethod
     def build(cls, settings: Settings | None = None) -> Services:
         """The services over the engine the settings describe."""
@@ -73,7 +81,7 @@ class Services:
         """Queue the staged uploads' ingestion (under the write lock) as a job."""
 
         def work(progress: Progress) -> IngestSummary:
-            with self.lock.write():
+            with self.writing():
                 report = self.documents.ingest_uploads(uploads, progress=progress)
             return self.documents.summary(report)
 
