@@ -527,3 +527,15 @@ def test_openai_user_conversation_starts_from_the_transcript(data_dir: Path) -> 
         runner = app.state.api.services.runner
         state = runner.graph.get_state({"configurable": {"thread_id": reply["conversation_id"]}}).values
     assert len(state["history"]) == 4 and state["route"] == "history_required"
+
+
+def test_an_empty_store_is_a_clear_409(tmp_path: Path) -> None:
+    with serving(create_app(_settings(tmp_path / "empty"))) as url, httpx.Client(base_url=url, timeout=60) as c:
+        for path, body in (("/v1/ask", {"question": "연차는 며칠?"}), ("/v1/ask/stream", {"question": "연차는 며칠?"})):
+            r = c.post(path, json=body)
+            assert r.status_code == 409 and "store is empty" in r.json()["error"], (path, r.text)
+        oai = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+        import openai
+
+        with pytest.raises(openai.ConflictError, match="store is empty"):
+            oai.chat.completions.create(model="geungeo", messages=[{"role": "user", "content": "연차는 며칠?"}])
