@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
@@ -21,8 +22,9 @@ from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever, Mode
+from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore, IndexSignature, open_store
+from geungeo.stores.base import ChunkStore, IndexSignature, drop_store, open_store
 from geungeo.text.kiwi import tokenizer_id
 from geungeo.types import Hit
 
@@ -65,6 +67,11 @@ class Engine:
             )
         return ChunkSummarizer(model, s.data_dir / "cache" / "chunk_context.sqlite", timeout_s=s.llm_timeout_s)
 
+    @cached_property
+    def structural(self) -> StructuralLookup:
+        """The structural lookups (제N조, 별표, chapters, outlines) over this store, built once and shared."""
+        return StructuralLookup(self.store, self.retriever.documents)
+
     def search(self, query: str, *, k: int | None = None, where: Filter | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Hybrid search over the store."""
         return self.retriever.search(query, k=k, where=where, mode=mode)
@@ -79,6 +86,11 @@ def index_terms_id(settings: Settings) -> str:
     if context and settings.chunk_context_llm:
         context += "+llm"
     return f"{tokenizer_id()}/header{settings.header_weight}{context}"
+
+
+def drop_index(settings: Settings) -> None:
+    """Remove the store's index (``ingest --rebuild``: after changing the embedder or the tokenizer settings)."""
+    drop_store(settings)
 
 
 def build_engine(settings: Settings | None = None) -> Engine:

@@ -1,4 +1,7 @@
-"""Exception hierarchy: every error a user can see derives from :class:`GeungeoError`."""
+"""Exception hierarchy: every error a user can see derives from :class:`GeungeoError`.
+
+The services raise these; each interface translates them (HTTP status, CLI one-line message, MCP tool error).
+"""
 
 from __future__ import annotations
 
@@ -28,5 +31,25 @@ class ProviderError(GeungeoError):
     """An embedding or LLM provider failed (timeout, bad response, missing weights)."""
 
 
-class QueryError(GeungeoError):
-    """A query cannot be run as given (empty, too long)."""
+class InvalidInputError(GeungeoError):
+    """What the user sent cannot be used as given (HTTP 400)."""
+
+
+class QueryError(InvalidInputError):
+    """A query cannot be run as given (empty, too long, not valid Unicode)."""
+
+
+class UnsupportedFileError(InvalidInputError):
+    """An upload of a type no loader reads (HTTP 415)."""
+
+
+class TooLargeError(InvalidInputError):
+    """An upload or request over its size limit (HTTP 413)."""
+
+
+class NotFoundError(GeungeoError):
+    """The named document, job, model or article does not exist (HTTP 404)."""
+
+
+class EmptyStoreError(GeungeoError):
+    """The store holds no documents yet: nothing can be searched or answered."""

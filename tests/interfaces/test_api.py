@@ -222,10 +222,22 @@ def test_structure_lookups(client: httpx.Client) -> None:
 # --- documents --------------------------------------------------------------------------------
 
 
+def finished(client: httpx.Client, response: httpx.Response) -> dict[str, Any]:
+    """The job an upload answered with (202), once it has finished."""
+    assert response.status_code == 202, response.text
+    job = response.json()
+    deadline = time.monotonic() + 60
+    while job["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = client.get(f"/v1/jobs/{job['job_id']}").json()
+    return dict(job)
+
+
 def test_upload_list_and_delete(client: httpx.Client, data_dir: Path) -> None:
     r = client.post("/v1/documents", files={"files": ("주차관리규정.md", EXTRA.encode(), "text/markdown")})
-    assert r.status_code == 200, r.text
-    report = r.json()
+    job = finished(client, r)
+    assert job["status"] == "done" and job["files"] == ["주차관리규정.md"], job
+    report = job["result"]
     assert report["documents"] == 1 and report["failed"] == 0 and report["files"][0]["file"] == "주차관리규정.md"
     assert (data_dir / "uploads" / "주차관리규정.md").is_file()
     docs = client.get("/v1/documents").json()["documents"]
@@ -268,7 +280,8 @@ def test_nfc_file_names(client: httpx.Client, data_dir: Path) -> None:
     import unicodedata
 
     nfd = unicodedata.normalize("NFD", "주차관리규정.md")
-    assert client.post("/v1/documents", files={"files": (nfd, EXTRA.encode(), "text/markdown")}).status_code == 200
+    uploaded = client.post("/v1/documents", files={"files": (nfd, EXTRA.encode(), "text/markdown")})
+    assert finished(client, uploaded)["status"] == "done"
     assert (data_dir / "uploads" / "주차관리규정.md").is_file()
     doc = next(d for d in client.get("/v1/documents").json()["documents"] if d["title"] == "주차관리규정")
     assert client.delete(f"/v1/documents/{doc['doc_id']}").status_code == 200
@@ -398,3 +411,131 @@ def test_twenty_concurrent_streams(base: str) -> None:
 
     assert asyncio.run(main()) == ["ok"] * 20
 
+
+
+# --- contained input, background uploads --------------------------------------------------------
+
+
+def test_invalid_unicode_is_a_400_not_a_crash(client: httpx.Client) -> None:
+    raw = '{"query": "\\ud800 연차"}'.encode()  # JSON's escape of a lone surrogate: valid JSON, invalid text
+    r = client.post("/v1/search", content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "not valid Unicode" in r.json()["error"], r.text
+    for path in ("/v1/ask", "/v1/ask/stream"):
+        r = client.post(path, content='{"question": "연차 \\udcff"}'.encode(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and "유니코드" in r.json()["error"], (path, r.text)
+    body = '{"model": "geungeo", "messages": [{"role": "user", "content": "\\ud83d 연차"}]}'.encode()
+    r = client.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"]
+
+
+def test_a_question_under_the_limit_is_answered_with_its_lexicon_terms(client: httpx.Client) -> None:
+    question = "월급을 못 받았어요 연차 유급휴가는 며칠인가요? "
+    question += "가" * (1993 - len(question))
+    r = client.post("/v1/ask", json={"question": question})
+    assert r.status_code == 200, r.text[:300]
+
+
+def test_a_failed_upload_leaves_nothing_and_shows_no_server_path(client: httpx.Client, data_dir: Path) -> None:
+    job = finished(client, client.post("/v1/documents", files={"files": ("빈문서.md", b"", "text/markdown")}))
+    assert job["status"] == "done" and job["result"]["failed"] == 1, job
+    error = job["result"]["files"][0]["error"]
+    assert error and str(data_dir.resolve()) not in json.dumps(job, ensure_ascii=False) and "/" not in error
+    assert not (data_dir / "uploads" / "빈문서.md").exists()
+    assert not [p for p in (data_dir / "uploads").iterdir() if p.name.endswith(".part")]
+    missing = client.get("/v1/jobs/0123456789abcdef")
+    assert missing.status_code == 404 and "no job" in missing.json()["error"]
+
+
+def test_docs_are_served_without_a_cdn(client: httpx.Client) -> None:
+    for path, asset in (("/docs", "/static-docs/swagger-ui-bundle.js"), ("/redoc", "/static-docs/redoc.standalone.js")):
+        page = client.get(path)
+        assert page.status_code == 200 and asset in page.text, path
+        assert not any(cdn in page.text for cdn in ("cdn.jsdelivr", "unpkg.com", "fonts.googleapis")), path
+        script = client.get(asset)
+        assert script.status_code == 200 and len(script.content) > 100_000
+    assert client.get("/static-docs/swagger-ui.css").status_code == 200
+
+
+# --- OpenAI conventions, through the official client ---------------------------------------------
+
+
+def test_openai_errors_reach_the_sdk_with_their_message(base: str) -> None:
+    import openai
+
+    oai = OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0)
+    question: Any = [{"role": "user", "content": "연차는 며칠?"}]
+    with pytest.raises(openai.NotFoundError) as missing:
+        oai.chat.completions.create(model="gpt-4", messages=question)
+    assert "model 'gpt-4' not found" in missing.value.message and missing.value.code == "model_not_found"
+    with pytest.raises(openai.BadRequestError) as many:
+        oai.chat.completions.create(model="geungeo", messages=question, n=2)
+    assert "unsupported parameter 'n'" in many.value.message and many.value.param == "n"
+    tool: Any = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
+    with pytest.raises(openai.BadRequestError, match="tools"):
+        oai.chat.completions.create(model="geungeo", messages=question, tools=[tool])
+    with pytest.raises(openai.BadRequestError, match="empty query"):
+        oai.chat.completions.create(model="geungeo", messages=[{"role": "user", "content": "  "}])
+    assert oai.models.retrieve("geungeo").id == "geungeo"
+    with pytest.raises(openai.NotFoundError, match="not found"):
+        oai.models.retrieve("gpt-4")
+
+
+def test_openai_usage_is_filled(base: str) -> None:
+    oai = OpenAI(base_url=f"{base}/v1", api_key="unused")
+    question: Any = [{"role": "user", "content": "출산휴가는 며칠인가요?"}]
+    whole = oai.chat.completions.create(model="geungeo", messages=question)
+    usage = whole.usage
+    assert usage is not None and usage.prompt_tokens > 0 and usage.completion_tokens > 0
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    chunks = list(oai.chat.completions.create(model="geungeo", messages=question, stream=True,
+                                              stream_options={"include_usage": True}))
+    assert chunks[-1].usage is not None and chunks[-1].usage.prompt_tokens == usage.prompt_tokens
+    assert chunks[-1].usage.completion_tokens == usage.completion_tokens
+
+
+def test_openai_transcript_the_client_assembled_is_a_conversation(data_dir: Path) -> None:
+    """A transcript whose earlier turns this server never answered: its messages are the history."""
+    app = create_app(_settings(data_dir))
+    with serving(app) as url:
+        oai = OpenAI(base_url=f"{url}/v1", api_key="unused")
+        follow = oai.chat.completions.create(
+            model="geungeo",
+            messages=[
+                {"role": "user", "content": "출산휴가는 며칠인가요?"},
+                {"role": "assistant", "content": "출산전후휴가는 90일입니다. [휴가보장법 제3조]"},
+                {"role": "user", "content": "그럼 위반하면 처벌은?"},
+            ],
+        )
+        conversation_id = (follow.model_extra or {})["conversation_id"]
+        runner = app.state.api.services.runner
+        history = runner.graph.get_state({"configurable": {"thread_id": conversation_id}}).values["history"]
+    assert [type(m).__name__ for m in history] == ["HumanMessage", "AIMessage", "HumanMessage", "AIMessage"]
+    assert "출산휴가" in str(history[0].content)
+    assert any("제4조" in c["label"] for c in (follow.model_extra or {})["citations"])
+
+
+def test_openai_user_conversation_starts_from_the_transcript(data_dir: Path) -> None:
+    """A conversation named by ``user`` that this server has not seen yet also takes the messages as its history."""
+    app = create_app(_settings(data_dir))
+    with serving(app) as url, httpx.Client(base_url=url, timeout=60) as c:
+        body = {"model": "geungeo", "user": "bob-new", "messages": [
+            {"role": "user", "content": "출산휴가는 며칠인가요?"},
+            {"role": "assistant", "content": "90일입니다."},
+            {"role": "user", "content": "그럼 위반하면 처벌은?"},
+        ]}
+        reply = c.post("/v1/chat/completions", json=body).json()
+        runner = app.state.api.services.runner
+        state = runner.graph.get_state({"configurable": {"thread_id": reply["conversation_id"]}}).values
+    assert len(state["history"]) == 4 and state["route"] == "history_required"
+
+
+def test_an_empty_store_is_a_clear_409(tmp_path: Path) -> None:
+    with serving(create_app(_settings(tmp_path / "empty"))) as url, httpx.Client(base_url=url, timeout=60) as c:
+        for path, body in (("/v1/ask", {"question": "연차는 며칠?"}), ("/v1/ask/stream", {"question": "연차는 며칠?"})):
+            r = c.post(path, json=body)
+            assert r.status_code == 409 and "store is empty" in r.json()["error"], (path, r.text)
+        oai = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+        import openai
+
+        with pytest.raises(openai.ConflictError, match="store is empty"):
+            oai.chat.completions.create(model="geungeo", messages=[{"role": "user", "content": "연차는 며칠?"}])

@@ -127,12 +127,16 @@ def test_user_errors_are_one_line_with_nonzero_exit(tmp_path: Path) -> None:
     renamed.write_bytes(b"\x7fELF" + os.urandom(4000))
     nfd = tmp_path / unicodedata.normalize("NFD", "빈 파일.md")
     nfd.write_bytes(b"")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.xyz").write_text("x", "utf-8")
     cases = [
         (["search", ""], "empty query"),
         (["search", "가" * 34_000], "query too long"),  # ≈100 KB of UTF-8, the most one argv entry holds
         (["ingest", str(renamed)], "report.pdf"),
         (["ingest", str(nfd)], "빈 파일.md: empty file"),
         (["ingest", str(tmp_path / "nope")], "no such file"),
+        (["ingest", str(empty)], "nothing to ingest"),
         (["search", "x", "--filter", "color=red"], "unknown field"),
     ]
     for args, message in cases:
@@ -146,3 +150,61 @@ def test_user_errors_are_one_line_with_nonzero_exit(tmp_path: Path) -> None:
 def test_help_teaches() -> None:
     res = runner.invoke(app, ["--help"])
     assert "geungeo ingest" in res.output and "GEUNGEO_" in res.output
+
+
+def _one_error_line(res: subprocess.CompletedProcess[str]) -> str:
+    assert res.returncode != 0, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1, res.stderr
+    return unicodedata.normalize("NFC", lines[0])
+
+
+def test_search_with_bytes_that_are_not_utf8_is_one_line(env: Path, tmp_path: Path) -> None:
+    base = {**os.environ, "GEUNGEO_DATA_DIR": str(tmp_path / "data"), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    assert _cli("ingest", str(env), env=base).returncode == 0
+    res = subprocess.run([sys.executable, "-m", "geungeo", "search", b"\xff\xfe \xec\x97\xb0\xec\xb0\xa8"],  # $'\xff\xfe 연차'
+                         capture_output=True, text=True, env=base, timeout=120)
+    assert "not valid Unicode" in _one_error_line(res)
+
+
+def test_ask_on_an_empty_store_fails_clearly(tmp_path: Path) -> None:
+    base = {**os.environ, "GEUNGEO_DATA_DIR": str(tmp_path / "data"), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    assert "store is empty" in _one_error_line(_cli("ask", "연차는 며칠?", env=base))
+
+
+def test_eval_user_mistakes_are_one_line(env: Path, tmp_path: Path) -> None:
+    base = {**os.environ, "GEUNGEO_DATA_DIR": str(tmp_path / "data"), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    assert _cli("ingest", str(env), env=base).returncode == 0
+    bad_json = tmp_path / "bad.jsonl"
+    bad_json.write_text('{"id": "q1", "question": "연차?"}\n{"id": "q2", "question": \n', "utf-8")
+    no_id = tmp_path / "noid.jsonl"
+    no_id.write_text('{"question": "연차?", "gold": [{"doc": "휴가법"}]}\n', "utf-8")
+    for args, message in (
+        (["eval", str(tmp_path / "missing.jsonl")], "missing.jsonl: no such file"),
+        (["eval", str(bad_json)], "bad.jsonl:2: invalid JSON"),
+        (["eval", str(no_id)], "noid.jsonl:1: missing 'id'"),
+    ):
+        assert message in _one_error_line(_cli(*args, env=base)), args
+    absent = tmp_path / "absent.jsonl"
+    absent.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in (
+        {"id": "here", "question": "유급휴가 며칠?", "gold": [{"doc": "휴가법", "article": "제2조"}]},
+        {"id": "gone", "question": "주차권은?", "gold": [{"doc": "주차관리규정", "article": "제1조"}]},
+    )), "utf-8")
+    res = _cli("eval", str(absent), env=base)
+    assert res.returncode == 0, res.stderr
+    assert "1 of 2 questions skipped: their gold document is not ingested (gone)" in res.stderr
+    assert "1 questions" in res.stdout and "1 skipped" in res.stdout
+
+
+def test_delete_removes_an_uploaded_file_with_its_last_document(env: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    base = {**os.environ, "GEUNGEO_DATA_DIR": str(data), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    uploads = data / "uploads"
+    uploads.mkdir(parents=True)
+    (uploads / "휴가법.md").write_text(LAW, "utf-8")  # as the HTTP API or the web UI would have saved it
+    assert _cli("ingest", str(uploads), env=base).returncode == 0
+    res = _cli("delete", "휴가법", env=base)
+    assert res.returncode == 0 and "deleted 1 documents" in res.stdout, res.stderr
+    assert not (uploads / "휴가법.md").exists()
+    assert "no document matches" in _one_error_line(_cli("delete", "휴가법", env=base))

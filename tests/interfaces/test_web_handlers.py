@@ -19,6 +19,7 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.ingest import page_images
 from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import handlers, labels
+from geungeo.services import Services
 from geungeo.settings import Settings
 from tests.fixtures import VACATION_LAW as LAW
 
@@ -79,7 +80,10 @@ def test_flow_log_lists_nodes_timings_and_llm_calls() -> None:
     assert "LLM 호출 / calls 2" in md and "| router | 0.010 | 1 | rag \\| planner |" in md and "| generate | 0.500 | 1 |" in md
     assert "groundedness 0.42 (llm)" in md and "1 citation(s) to nothing removed" in md
     assert handlers.steps_markdown([]) == labels.WORKING
-    assert handlers.steps_markdown(["router", "planner"], done=True) == "✓: router → planner"
+    status = handlers.steps_markdown(["cache_lookup", "router", "planner", "retrieve"], done=True)
+    assert status == (f"{labels.DONE}: 이전 답변 확인 / Checking earlier answers → 질문 이해 / Reading the question → "
+                      "검색 계획 / Planning the search → 문서 검색 / Searching the documents")
+    assert "router" not in handlers.steps_markdown(["router"]) and "_" not in handlers.steps_markdown(["cache_store"])
 
 
 def test_groundedness_warning_is_shown() -> None:
@@ -122,9 +126,9 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiState]:
                         api_max_upload_mb=1)
     engine = build_engine(settings)
     engine.ingest([root / "docs"])
-    runner = QueryRunner(engine)
-    yield ApiState(settings=settings, runner=runner)
-    runner.close()
+    services = Services(runner=QueryRunner(engine))
+    yield ApiState(settings=settings, services=services)
+    services.close()
 
 
 async def _collect(state: ApiState, question: str, conversation: str) -> list[handlers.StreamUpdate]:
@@ -143,7 +147,7 @@ def test_stream_answer_streams_then_ends_with_the_answer(state: ApiState) -> Non
         handlers.check_question(state, "   ", None)
     with pytest.raises(QueryError):
         handlers.check_question(state, "연차", "nope=1")
-    assert handlers.check_question(state, "연차", "  ") is None
+    assert handlers.check_question(state, "연차", "  ").filters is None
 
 
 def test_open_passage_reads_the_store_and_shows_the_page_image(state: ApiState, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,7 +162,7 @@ def test_open_passage_reads_the_store_and_shows_the_page_image(state: ApiState, 
     image = state.settings.data_dir / "page_images" / "h" / "p2.png"
     image.parent.mkdir(parents=True, exist_ok=True)
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
-    store = state.runner.engine.store
+    store = state.services.engine.store
     real_get = store.get
 
     def with_image(ids: Any) -> Any:
@@ -221,3 +225,18 @@ def test_cli_has_a_ui_command() -> None:
 
     result = CliRunner().invoke(app, ["ui", "--help"])
     assert result.exit_code == 0 and "web UI" in result.output and "--port" in result.output
+
+
+def test_citations_inside_the_answer_are_links_to_their_passage() -> None:
+    answer = _answer(answer="연차는 15일입니다 [휴가보장법 제2조]. 다른 말 [참고] 도 있습니다.")
+    bubble = handlers.answer_markdown(answer)
+    assert '<a href="#cite-0" class="cite-link" title="휴가보장법 제2조">[휴가보장법 제2조]</a>' in bubble
+    assert "[참고]" in bubble and 'href="#cite-1"' not in bubble
+
+
+def test_labels_use_no_emoji() -> None:
+    """Emoji render as tofu without a colour emoji font: the buttons and status words are plain text."""
+    texts = [v for v in vars(labels).values() if isinstance(v, str)] + list(labels.NODE_LABELS.values())
+    assert not [t for t in texts if any(ord(c) >= 0x1F000 for c in t)]
+    assert labels.node_label("grounding") == "근거 확인 / Checking the answer against the sources"
+    assert labels.node_label("new_step") == "new step"

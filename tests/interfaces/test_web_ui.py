@@ -161,6 +161,19 @@ def test_upload_ask_stream_cite_and_rate_in_a_browser(server: tuple[str, Path], 
             assert len(partial) >= 3, seen  # it grew piece by piece before the final answer
             expect(page.locator("#suggest-0")).to_have_text("출산휴가는 며칠인가요?")
 
+            # the page's text is set in the shipped Korean web font, loaded from the UI's own static files
+            assert page.evaluate("document.fonts.check('16px \"Noto Sans KR\"', '연차')")
+            assert "Noto Sans KR" in page.evaluate("getComputedStyle(document.querySelector('#question textarea')).fontFamily")
+            loaded = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+            assert any("/ui-static/fonts/noto-sans-kr-korean-400-normal.woff2" in u for u in loaded), loaded
+            expect(page.locator("#thumbs-up")).to_have_text("도움됨 / Helpful")  # no emoji: they render as tofu
+
+            # a citation inside the answer text opens its passage, as its button does
+            inline = bot.locator('a[href="#cite-0"]').first
+            expect(inline).to_be_visible()
+            inline.click()
+            expect(page.locator("#passage")).to_contain_text("80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다")
+
             # the citation opens its passage: document, article and the evidence text
             citation.click()
             passage = page.locator("#passage")
@@ -188,7 +201,9 @@ def test_upload_ask_stream_cite_and_rate_in_a_browser(server: tuple[str, Path], 
             page.locator("#suggest-0").click()
             expect(page.locator('#chat [data-testid="user"]')).to_have_count(2)
             expect(page.locator('#chat [data-testid="user"]').last).to_contain_text("출산휴가는 며칠인가요?")
-            expect(page.locator("#status")).to_contain_text("✓")
+            expect(page.locator("#status")).to_contain_text("완료 / Done")
+            expect(page.locator("#status")).to_contain_text("답변 작성 / Writing the answer")
+            expect(page.locator("#status")).not_to_contain_text("generate")
         finally:
             browser.close()
     assert not outside, f"the UI tried to leave the machine: {outside}"

@@ -1,7 +1,7 @@
 """The ``geungeo`` command line (typer + rich).
 
-Every command builds its engine with :func:`geungeo.engine.build_engine`; errors a user can
-fix are printed as one line (``error: …``) with a non-zero exit code.
+Every command calls the service layer (:mod:`geungeo.services`); the errors a user can fix are
+printed as one line (``error: …``) with a non-zero exit code, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -44,14 +45,24 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except GeungeoError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(1) from None
+        _fail(str(exc))
 
 
-def _engine(data_dir: Path | None) -> Any:
-    from geungeo.engine import build_engine
+def _fail(message: str) -> NoReturn:
+    """Print one error line (markup and invalid characters made harmless) and exit 1."""
+    shown = message.encode("utf-8", "replace").decode("utf-8").replace("\n", " ")
+    err.print(f"[bold red]error:[/] {escape(shown)}", highlight=False)
+    raise typer.Exit(1)
 
-    return build_engine(Settings(data_dir=data_dir) if data_dir else Settings())
+
+def _settings(data_dir: Path | None) -> Settings:
+    return Settings(data_dir=data_dir) if data_dir else Settings()
+
+
+def _services(data_dir: Path | None) -> Any:
+    from geungeo.services import Services
+
+    return Services.build(_settings(data_dir))
 
 
 DataDir = Annotated[
@@ -72,11 +83,14 @@ def ingest(
     문서를 색인합니다. 바뀌지 않은 문서는 건너뛰고, 중단된 작업은 다시 실행하면 이어서 끝냅니다.
     """
     with _user_errors():
+        missing = [p for p in paths if not p.exists()]
+        if missing:
+            _fail(f"{missing[0]}: no such file or directory / 파일이나 폴더가 없습니다")
         if rebuild:
-            from geungeo.stores.base import drop_store
+            from geungeo.services import drop_index
 
-            drop_store(Settings(data_dir=data_dir) if data_dir else Settings())
-        engine = _engine(data_dir)
+            drop_index(_settings(data_dir))
+        services = _services(data_dir)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn())
         with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -87,7 +101,13 @@ def ingest(
                     tasks[stage] = bar.add_task("files" if stage == "files" else "embedding chunks", total=total)
                 bar.update(tasks[stage], completed=done, total=total)
 
-            report = engine.ingest(paths, progress=progress)
+            report = services.documents.ingest(paths, progress=progress)
+        if not report.files:
+            services.close()
+            from geungeo.ingest.base import supported_suffixes
+
+            _fail(f"nothing to ingest: no file of a supported type ({', '.join(supported_suffixes())}) in "
+                  f"{', '.join(str(p) for p in paths)} / 색인할 수 있는 파일이 없습니다")
         table = Table(title="ingest", show_lines=False)
         for col in ("file", "documents", "chunks", "unchanged", "removed", "seconds", "status"):
             table.add_column(col, justify="left" if col in ("file", "status") else "right")
@@ -102,16 +122,10 @@ def ingest(
             f"{report.seconds:.1f} s"
         )
         for f in report.failed:
-            err.print(f"[red]error:[/] {f.path}: {f.error}", highlight=False)
-        engine.close()
+            err.print(f"[red]error:[/] {escape(f'{f.path}: {f.error}')}", highlight=False)
+        services.close()
         if report.failed and len(report.failed) == len(report.files):
             raise typer.Exit(1)
-
-
-def _parse_filters(filters: list[str] | None) -> Any:
-    from geungeo.retrieval.filters import combine, parse_filter
-
-    return combine(parse_filter(f) for f in filters or [])
 
 
 @app.command()
@@ -132,12 +146,11 @@ def search(
 
     with _user_errors():
         if mode not in ("hybrid", "dense", "sparse"):
-            raise typer.BadParameter("mode must be hybrid, dense or sparse")
-        engine = _engine(data_dir)
-        where = _parse_filters(filters)
-        if engine.store.count() == 0:
+            _fail(f"--mode {mode}: use hybrid, dense or sparse / 검색 방식은 hybrid, dense, sparse 중 하나입니다")
+        services = _services(data_dir)
+        hits = services.search.search(query, k=k, filters=filters or [], mode=mode)
+        if services.documents.is_empty():
             err.print("[yellow]the store is empty: run `geungeo ingest PATH` first / 먼저 문서를 색인하세요[/]")
-        hits = engine.search(query, k=k, where=where, mode=mode)
         if as_json:
             for h in hits:
                 sys.stdout.write(json.dumps({**hit_record(h), "header": h.chunk.header, "ranks": h.ranks},
@@ -150,34 +163,27 @@ def search(
                 out.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", highlight=False)
             if not hits:
                 out.print("no results / 결과 없음")
-        engine.close()
+        services.close()
 
 
 @app.command()
 def stats(data_dir: DataDir = None) -> None:
     """Show what the store holds: documents by kind, chunks, size on disk. 색인 현황."""
     with _user_errors():
-        engine = _engine(data_dir)
-        docs = engine.store.documents()
+        services = _services(data_dir)
+        stats = services.documents.stats()
         table = Table(title="store")
         table.add_column("kind")
         table.add_column("documents", justify="right")
         table.add_column("chunks", justify="right")
-        by_kind: dict[str, list[int]] = {}
-        for d in docs:
-            by_kind.setdefault(d.kind, [0, 0])
-            by_kind[d.kind][0] += 1
-            by_kind[d.kind][1] += d.chunk_count
-        for kind, (n, c) in sorted(by_kind.items()):
+        for kind, (n, c) in sorted(stats.by_kind.items()):
             table.add_row(kind, str(n), str(c))
         out.print(table)
-        pending = engine.store.pending()
         out.print(
-            f"{len(docs)} documents, {engine.store.count()} chunks, {engine.store.size_on_disk() / 1e6:.1f} MB, "
-            f"embedder {engine.store.signature.embedder}, "
-            f"{len(pending)} interrupted (re-run ingest to finish them)"
+            f"{stats.documents} documents, {stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB, "
+            f"embedder {stats.embedder}, {stats.interrupted} interrupted (re-run ingest to finish them)"
         )
-        engine.close()
+        services.close()
 
 
 @app.command()
@@ -185,20 +191,15 @@ def delete(
     targets: Annotated[list[str], typer.Argument(help="Document ids, file names or titles to remove.")],
     data_dir: DataDir = None,
 ) -> None:
-    """Delete documents from the store by id, file name or title. 문서 삭제."""
-    from geungeo.text.normalize import nfc
-
+    """Delete documents from the store by id, file name, title or code (an uploaded file goes with its last
+    document). 문서 삭제."""
     with _user_errors():
-        engine = _engine(data_dir)
-        wanted = {nfc(t) for t in targets}
-        docs = [d for d in engine.store.documents() if wanted & {d.doc_id, d.source, d.title, d.code}]
-        if not docs:
-            err.print(f"[red]error:[/] no document matches {', '.join(sorted(wanted))}", highlight=False)
-            raise typer.Exit(1)
-        chunks = sum(engine.store.delete_document(d.doc_id) for d in docs)
-        engine.store.flush()
+        services = _services(data_dir)
+        try:
+            docs, chunks = services.documents.delete_matching(targets)
+        finally:
+            services.close()
         out.print(f"deleted {len(docs)} documents ({chunks} chunks)")
-        engine.close()
 
 
 @app.command()
@@ -238,34 +239,48 @@ def evaluate(
 ) -> None:
     """Score retrieval on gold questions: recall@1/5/10 and MRR per file and per style. 검색 평가.
 
-    Unanswerable questions and the structural set are skipped (the answer graph scores them).
+    Unanswerable questions and the structural set are skipped (the answer graph scores them), and so are the
+    questions whose gold document is not ingested (they are counted and named, not scored as misses).
     """
-    from geungeo.evaluation import first_correct_rank, hit_record, load_questions, score
+    from geungeo.evaluation import first_correct_rank, hit_record, score
+    from geungeo.services.evaluation import gold_ingested, read_question_files
 
     with _user_errors():
-        engine = _engine(data_dir)
-        questions = [q for f in question_files for q in load_questions(f) if q.answerable and not q.structural]
+        if mode not in ("hybrid", "dense", "sparse"):
+            _fail(f"--mode {mode}: use hybrid, dense or sparse / 검색 방식은 hybrid, dense, sparse 중 하나입니다")
+        scored = [q for q in read_question_files(question_files) if q.answerable and not q.structural]
+        if not scored:
+            _fail("no answerable, non-structural questions in the given files / 평가할 질문이 없습니다")
+        services = _services(data_dir)
+        documents = services.documents.all()
+        if not documents:
+            services.close()
+            _fail("the store is empty: run `geungeo ingest PATH` first / 먼저 문서를 색인하세요")
+        questions = [q for q in scored if gold_ingested(q, documents)]
+        absent = [q.id for q in scored if not gold_ingested(q, documents)]
+        if absent:
+            shown = ", ".join(absent[:5]) + (f" … (+{len(absent) - 5})" if len(absent) > 5 else "")
+            err.print(f"[yellow]{len(absent)} of {len(scored)} questions skipped: their gold document is not ingested "
+                      f"({shown}) / 정답 문서가 색인되지 않은 질문은 건너뜁니다[/]", highlight=False)
         if not questions:
-            err.print("[red]error:[/] no answerable, non-structural questions in the given files")
-            raise typer.Exit(1)
+            services.close()
+            _fail("no question's gold document is ingested: ingest the documents the questions are about / "
+                  "질문의 정답 문서가 하나도 색인되지 않았습니다")
         sink = out_file.open("w", encoding="utf-8") if out_file else None
         results = []
         started = time.perf_counter()
         for q in questions:
-            hits = engine.search(q.question, k=k, mode=mode)
+            hits = services.search.search(q.question, k=k, mode=mode)
             results.append((q, first_correct_rank(q, [h.chunk for h in hits])))
             if sink:
                 sink.write(json.dumps({"id": q.id, "hits": [hit_record(h) for h in hits]}, ensure_ascii=False) + "\n")
         if sink:
             sink.close()
-        _print_scores(score(results, k), f"{len(questions)} questions, {time.perf_counter() - started:.1f} s")
-        engine.close()
-
-
-def _runner(data_dir: Path | None) -> Any:
-    from geungeo.graph.runner import QueryRunner
-
-    return QueryRunner(_engine(data_dir))
+        caption = f"{len(questions)} questions, {time.perf_counter() - started:.1f} s"
+        if absent:
+            caption += f", {len(absent)} skipped (gold document not ingested)"
+        _print_scores(score(results, k), caption)
+        services.close()
 
 
 def _print_answer_tail(answer: Any, verbose: bool) -> None:
@@ -294,9 +309,10 @@ def _print_answer_tail(answer: Any, verbose: bool) -> None:
         err.print(table)
 
 
-def _stream_answer(runner: Any, question: str, conversation_id: str | None, filters: str | None) -> Any:
+def _stream_answer(services: Any, question: str, conversation_id: str | None, filters: str | None) -> Any:
+    answers = services.answers
     answer = None
-    for event in runner.stream(question, conversation_id=conversation_id, filters=filters):
+    for event in answers.stream(answers.check(question, filters), conversation_id):
         if event["type"] == "token":
             out.print(event["text"], end="", highlight=False, markup=False)
         elif event["type"] == "answer":
@@ -320,17 +336,18 @@ def ask(
     sentences with their citations, or "근거 부족" when the documents do not say.
     """
     with _user_errors():
-        runner = _runner(data_dir)
+        services = _services(data_dir)
         try:
             if as_json:
-                answer = runner.run(question, conversation_id=conversation, filters=filters)
+                answers = services.answers
+                answer = answers.ask(answers.check(question, filters), conversation)
                 payload = answer.model_dump(mode="json")
                 sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
                 return
-            answer = _stream_answer(runner, question, conversation, filters)
+            answer = _stream_answer(services, question, conversation, filters)
             _print_answer_tail(answer, verbose)
         finally:
-            runner.close()
+            services.close()
 
 
 @app.command()
@@ -343,7 +360,7 @@ def chat(
     import uuid
 
     with _user_errors():
-        runner = _runner(data_dir)
+        services = _services(data_dir)
         conversation_id = conversation or uuid.uuid4().hex[:12]
         err.print(f"conversation {conversation_id} — 질문을 입력하세요 (빈 줄로 종료)")
         try:
@@ -355,13 +372,13 @@ def chat(
                 if not question:
                     break
                 try:
-                    answer = _stream_answer(runner, question, conversation_id, None)
+                    answer = _stream_answer(services, question, conversation_id, None)
                 except GeungeoError as exc:
-                    err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
                     continue
                 _print_answer_tail(answer, verbose)
         finally:
-            runner.close()
+            services.close()
 
 
 @app.command()

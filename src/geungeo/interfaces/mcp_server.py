@@ -22,6 +22,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from geungeo.agent.tools import DESCRIPTIONS, Toolbox
 from geungeo.errors import GeungeoError
+from geungeo.services import Services
+from geungeo.services.inputs import user_query, valid_text
 
 T = TypeVar("T")
 
@@ -49,58 +51,60 @@ def _tool_errors() -> Iterator[None]:
 def build_server(engine: Any = None, settings: Any = None) -> MCPServer:
     """The MCP server with geungeo's tools.
 
-    ``engine`` defaults to ``build_engine(settings)``, built on the first tool call so the handshake is quick.
+    The services are built over ``engine`` (default: ``build_engine(settings)``) on the first tool call, so the
+    handshake is quick. What a client sends is checked by the services (valid Unicode, length) before any tool runs.
     """
     server: MCPServer = MCPServer("geungeo", instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # tools run in worker threads; the engine is used by one call at a time
-    state: dict[str, Any] = {"engine": engine}
+    state: dict[str, Services] = {}
 
-    def _engine() -> Any:
-        if state["engine"] is None:
-            from geungeo.engine import build_engine
+    def _services() -> Services:
+        if "services" not in state:
+            state["services"] = Services(engine) if engine is not None else Services.build(settings)
+        return state["services"]
 
-            state["engine"] = build_engine(settings)
-        return state["engine"]
-
-    box = Toolbox(_engine)
-
-    def _runner() -> Any:
-        if "runner" not in state:
-            from geungeo.graph.runner import QueryRunner
-
-            state["runner"] = QueryRunner(_engine())
-        return state["runner"]
+    box = Toolbox(lambda: _services().engine)
 
     def _call(work: Callable[[], T]) -> T:
         with lock, _tool_errors():
             return work()
 
+    def _text(value: str, what: str) -> str:
+        return user_query(value, _services().settings.max_query_chars, what=what)
+
     @server.tool(description=DESCRIPTIONS["search_documents"])
     def search_documents(query: str, top_k: int = 5, filters: str | None = None) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = _call(lambda: box.search_documents(query, top_k, filters).payload)
+        result: list[dict[str, Any]] = _call(
+            lambda: box.search_documents(_text(query, "query"), top_k, valid_text(filters or "") or None).payload
+        )
         return result
 
     @server.tool(description=DESCRIPTIONS["get_article"])
     def get_article(regulation: str, article: str) -> dict[str, Any]:
-        result: dict[str, Any] = _call(lambda: box.get_article(regulation, article).payload)
+        result: dict[str, Any] = _call(
+            lambda: box.get_article(_text(regulation, "regulation"), _text(article, "article")).payload
+        )
         return result
 
     @server.tool(description=DESCRIPTIONS["get_document_outline"])
     def get_document_outline(regulation: str) -> dict[str, Any]:
-        result: dict[str, Any] = _call(lambda: box.get_document_outline(regulation).payload)
+        result: dict[str, Any] = _call(lambda: box.get_document_outline(_text(regulation, "regulation")).payload)
         return result
 
     @server.tool(description=ANSWER_DESCRIPTION)
     def answer(question: str, conversation_id: str | None = None, context: list[str] | None = None) -> dict[str, Any]:
         def work() -> dict[str, Any]:
-            runner = _runner()
+            answers = _services().answers
+            checked = answers.check(question)
             if context:
                 from geungeo.retrieval.expansion import settings_lexicon
 
+                runner = _services().runner
                 llm = runner.llm if isinstance(runner.llm, BaseChatModel) else None
-                grounded = box.answer(question, context, llm=llm, lexicon=settings_lexicon(runner.settings))
+                labels = [valid_text(c, what="context") for c in context]
+                grounded = box.answer(checked.text, labels, llm=llm, lexicon=settings_lexicon(runner.settings))
             else:
-                grounded = runner.run(question, conversation_id=conversation_id)  # graph or agent, per GEUNGEO_MODE
+                grounded = answers.ask(checked, conversation_id)  # graph or agent, per GEUNGEO_MODE
             result: dict[str, Any] = grounded.model_dump(mode="json")
             return result
 

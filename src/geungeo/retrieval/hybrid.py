@@ -64,7 +64,9 @@ class HybridRetriever:
         vector: np.ndarray | None = None,
     ) -> list[Hit]:
         """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score."""
-        q = check_query(query, self.settings.max_query_chars)
+        # The user's limit applies to what the user sent (the services check it); a query composed from a question
+        # (its lexicon terms, a follow-up's topic added) may be longer, so the retriever only bounds it at twice that.
+        q = check_query(query, 2 * self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
         named = self.documents.current()[1].named(q) if self.settings.scope_weight > 0 else set()

@@ -10,6 +10,8 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from geungeo.interfaces.api.errors import error_body
+
 UPLOAD_PATH = "/v1/documents"
 
 
@@ -34,7 +36,7 @@ class BodyLimitMiddleware:
         limit = self.upload + (1 << 20) if is_upload else self.request  # multipart framing on top of the file
         declared = Headers(scope=scope).get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            await JSONResponse({"error": self.message(limit)}, status_code=413)(scope, receive, send)
+            await JSONResponse(error_body(scope["path"], 413, self.message(limit)), status_code=413)(scope, receive, send)
             return
         seen = 0
 
@@ -73,4 +75,4 @@ class TimeoutMiddleware:
             await self.app(scope, receive, send_started)
         if cancel.cancelled_caught and not started:
             message = f"request timed out after {self.seconds:g} s (GEUNGEO_API_TIMEOUT_S) / 요청 시간이 초과되었습니다"
-            await JSONResponse({"error": message}, status_code=504)(scope, receive, send)
+            await JSONResponse(error_body(scope["path"], 504, message), status_code=504)(scope, receive, send)

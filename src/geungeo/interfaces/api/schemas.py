@@ -56,25 +56,6 @@ class DocumentList(BaseModel):
     documents: list[DocumentOut]
 
 
-class FileReport(BaseModel):
-    file: str
-    documents: int
-    chunks: int
-    unchanged: int
-    removed: int
-    error: str | None
-    seconds: float
-
-
-class IngestOut(BaseModel):
-    files: list[FileReport]
-    documents: int
-    chunks: int
-    embedded_chunks: int
-    failed: int
-    seconds: float
-
-
 class Deleted(BaseModel):
     doc_id: str
     chunks: int

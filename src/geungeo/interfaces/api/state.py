@@ -1,9 +1,9 @@
-"""What the HTTP API shares between requests: settings, the runner, a store lock, thread helpers.
+"""What the HTTP API shares between requests: settings, the services, thread helpers.
 
-The runner and the engine are blocking, so every call runs in a worker thread. Store writes
-(upload, delete) take a writer lock; searches and every step of an answer take a reader lock,
-one unit of work at a time, so a write never overlaps a read and no thread ever waits while
-holding a lock that another worker thread needs.
+The services are blocking, so every call runs in a worker thread. Store writes (delete; uploads
+run as background jobs) take the services' writer lock; searches and every step of an answer take
+a reader lock, one unit of work at a time, so a write never overlaps a read and no thread ever
+waits while holding a lock that another worker thread needs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -20,48 +19,12 @@ import anyio
 from fastapi import Request
 
 from geungeo.graph.runner import QueryRunner
-from geungeo.retrieval.structural import StructuralLookup
+from geungeo.services import Services
 from geungeo.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _END = object()
-
-
-class ReadWriteLock:
-    """Many readers or one writer; a waiting writer goes before new readers."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writing = False
-        self._waiting = 0
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._writing and not self._waiting)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            self._cond.wait_for(lambda: not self._writing and not self._readers)
-            self._waiting -= 1
-            self._writing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writing = False
-                self._cond.notify_all()
 
 
 class ApiTimeout(Exception):
@@ -73,15 +36,15 @@ class ApiState:
     """Everything a route needs; one per app (``app.state.api``)."""
 
     settings: Settings
-    runner: QueryRunner
-    owns_runner: bool = False
-    lock: ReadWriteLock = field(default_factory=ReadWriteLock)
+    services: Services
+    owns_services: bool = False
     file_lock: threading.Lock = field(default_factory=threading.Lock)
     threads: OrderedDict[str, str] = field(default_factory=OrderedDict)  # transcript hash -> conversation id
-    structural: StructuralLookup = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.structural = StructuralLookup(self.runner.engine.store)
+    @property
+    def runner(self) -> QueryRunner:
+        """The answer runner (for the feedback route's corrections)."""
+        return self.services.runner
 
     @property
     def api_keys(self) -> frozenset[str]:
@@ -89,7 +52,7 @@ class ApiState:
 
     async def call(self, fn: Callable[..., T], *args: Any, write: bool = False, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in a worker thread under the store lock (abandoned, not killed, on timeout)."""
-        lock = self.lock.write if write else self.lock.read
+        lock = self.services.lock.write if write else self.services.lock.read
 
         def work() -> T:
             with lock():
@@ -107,7 +70,7 @@ class ApiState:
         guard = threading.Lock()  # one next() at a time, even when a step was abandoned
 
         def step() -> Any:
-            with guard, self.lock.read():
+            with guard, self.services.lock.read():
                 return next(events, _END)
 
         finished = False

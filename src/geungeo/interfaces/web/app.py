@@ -2,7 +2,8 @@
 
 ``build_ui(state)`` makes the Blocks (a chat tab and a documents tab), ``mount_ui`` mounts them in
 a FastAPI app (``geungeo serve`` at ``ui_mount_path``), ``create_ui_app`` is the app of ``geungeo ui``.
-Everything runs offline: analytics off, the bundled fonts, no share link, no run history.
+Everything runs offline: analytics off, no share link, no run history, and the Korean web font (Noto Sans KR,
+from the npm package ``@fontsource/noto-sans-kr``) served with the UI from ``/ui-static/``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import gradio as gr
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 from PIL import Image as PILImage
 
 from geungeo import __version__
@@ -23,12 +26,47 @@ from geungeo.errors import GeungeoError
 from geungeo.ingest.base import supported_suffixes
 from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import handlers, labels
+from geungeo.services import Services
 from geungeo.settings import Settings
 
 Message = dict[str, str]
 Updates = dict[Any, Any]
 
-CSS = """
+STATIC = Path(__file__).parent / "static"
+STATIC_PATH = "/ui-static"
+FONT = "Noto Sans KR"
+_LATIN = ("U+0000-00FF,U+0131,U+0152-0153,U+02BB-02BC,U+02C6,U+02DA,U+02DC,U+0304,U+0308,U+0329,U+2000-206F,U+20AC,"
+          "U+2122,U+2191,U+2193,U+2212,U+2215,U+FEFF,U+FFFD")
+
+
+def _font_faces() -> str:
+    """``@font-face`` rules for the shipped font: the Korean subset, then the Latin one for its range."""
+    faces = []
+    for subset, extra in (("korean", ""), ("latin", f" unicode-range: {_LATIN};")):
+        for weight in (400, 700):
+            url = f"{STATIC_PATH}/fonts/noto-sans-kr-{subset}-{weight}-normal.woff2"
+            faces.append(f"@font-face {{ font-family: '{FONT}'; font-style: normal; font-display: swap; "
+                         f"font-weight: {weight}; src: url({url}) format('woff2');{extra} }}")
+    return "\n".join(faces)
+
+
+CITE_LINKS = """<script>
+document.addEventListener("click", (event) => {
+  const link = event.target.closest ? event.target.closest('a[href^="#cite-"]') : null;
+  if (!link) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const button = document.getElementById(link.getAttribute("href").slice(1));
+  if (button) button.click();
+}, true);
+</script>"""
+"""A citation in the answer text (``<a href="#cite-N">``) opens its passage: it clicks the N-th citation button."""
+
+CSS = _font_faces() + f"""
+body, .gradio-container, .gradio-container * {{ font-family: '{FONT}', ui-sans-serif, system-ui, sans-serif; }}
+.gradio-container code, .gradio-container pre {{ font-family: ui-monospace, monospace; }}
+a.cite-link, #chat a[href^="#cite-"] {{ cursor: pointer; text-decoration: underline dotted; }}
+""" + """
 #passage-panel { position: sticky; top: 0.5rem; }
 .cite-row button, .suggest-row button { flex: 0 0 auto !important; min-width: 0 !important; }
 #warning blockquote { border-left: 4px solid #e0a800; background: #fff8e1; color: #5c4400; }
@@ -84,11 +122,11 @@ class _Ui:
         question = (question or "").strip()
         conversation_id = conversation_id or handlers.new_conversation_id()
         try:
-            wanted = handlers.check_question(self.state, question, filters)
+            checked = handlers.check_question(self.state, question, filters)
         except GeungeoError as exc:
             yield {self.status: f"⚠ {labels.ERROR}: {exc}"}
             return
-        turn = [*history, {"role": "user", "content": question}]
+        turn = [*history, {"role": "user", "content": checked.text}]
         yield {
             self.chatbot: [*turn, {"role": "assistant", "content": "…"}],
             self.question: "",
@@ -97,7 +135,7 @@ class _Ui:
             self.conversation_label: conversation_id,
             **self._answer_outputs(None),
         }
-        async for update in handlers.stream_answer(self.state, question, conversation_id, wanted):
+        async for update in handlers.stream_answer(self.state, checked, conversation_id):
             if update.error:
                 reply = (update.text + "\n\n" if update.text else "") + f"⚠ {labels.ERROR}: {update.error}"
                 final = [*turn, {"role": "assistant", "content": reply}]
@@ -288,6 +326,8 @@ def _auth(state: ApiState) -> Callable[[str, str], bool] | None:
 def mount_ui(app: FastAPI, state: ApiState, path: str | None = None) -> str:
     """Mount the web UI in ``app`` at ``path`` (default ``ui_mount_path``); the path it was mounted at."""
     where = _clean_mount_path(path if path is not None else state.settings.ui_mount_path)
+    if not any(getattr(r, "path", None) == STATIC_PATH for r in app.routes):  # before the UI, which may sit at "/"
+        app.mount(STATIC_PATH, StaticFiles(directory=STATIC), name="ui-static")
     gr.mount_gradio_app(
         app,
         build_ui(state),
@@ -302,23 +342,23 @@ def mount_ui(app: FastAPI, state: ApiState, path: str | None = None) -> str:
         mcp_server=False,
         pwa=False,
         css=CSS,
+        head=CITE_LINKS,
+        theme=gr.themes.Default(font=[FONT, "ui-sans-serif", "system-ui", "sans-serif"],
+                                font_mono=["ui-monospace", "monospace"]),
     )
     return where
 
 
 def create_ui_app(settings: Settings | None = None) -> FastAPI:
     """The app of ``geungeo ui``: the web UI alone at ``/`` over its own runner (closed with the app)."""
-    from geungeo.engine import build_engine
-    from geungeo.graph.runner import QueryRunner
-
-    runner = QueryRunner(build_engine(settings or Settings()))
-    state = ApiState(settings=runner.settings, runner=runner, owns_runner=True)
+    services = Services.build(settings)
+    state = ApiState(settings=services.settings, services=services, owns_services=True)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await state.call(runner.engine.store.flush)
+        await state.call(services.documents.flush)
         yield
-        runner.close()
+        await anyio.to_thread.run_sync(services.close)
 
     app = FastAPI(title="geungeo 근거 UI", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.api = state

@@ -1,34 +1,37 @@
-"""What the web UI does, as plain functions: no gradio here, so all of it is testable without a browser.
+"""What the web UI does, as plain functions (no gradio), over the services of an :class:`ApiState`.
 
 Formatting turns an :class:`~geungeo.answering.models.Answer` into Markdown (the chat bubble, the
-citations, the passage panel, the flow log). The actions go through the HTTP API's own code over
-the same :class:`~geungeo.interfaces.api.state.ApiState`: answers stream from the runner as in
-``POST /v1/ask/stream``, uploads pass the checks of ``POST /v1/documents`` and the same ingestion
-under the same writer lock, listing, deletion and feedback call the API's route functions.
+citations, the passage panel, the flow log). The actions call the services as the HTTP API does:
+answers stream as in ``POST /v1/ask/stream``, uploads are checked and ingested as a background job
+(followed until done) as in ``POST /v1/documents``, listing and deletion use the document service.
+A service error becomes a :class:`UserError`, shown as one line.
 """
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import HTTPException
+import anyio
 from pydantic import ValidationError
 
 from geungeo.answering.models import Answer, EvidenceItem
 from geungeo.errors import GeungeoError
 from geungeo.ingest import page_images
-from geungeo.ingest.pipeline import IngestReport, Progress
-from geungeo.interfaces.api.routes import documents
+from geungeo.ingest.pipeline import Progress
 from geungeo.interfaces.api.routes import feedback as feedback_route
-from geungeo.interfaces.api.routes.ask import answer_events, timeout_message, validate
-from geungeo.interfaces.api.schemas import AskRequest, FeedbackRequest
-from geungeo.interfaces.api.state import ApiState, ApiTimeout
+from geungeo.interfaces.api.routes.ask import answer_events, error_text
+from geungeo.interfaces.api.schemas import FeedbackRequest
+from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import labels
+from geungeo.services import IngestSummary, Question, StagedUpload
+from geungeo.services.documents import upload_name
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +61,28 @@ def citation_labels(answer: Answer) -> list[str]:
     return [f"[{n}] {c.label}" for n, c in enumerate(answer.citations[:MAX_CITATIONS], 1)]
 
 
+def linked_citations(text: str, answer: Answer) -> str:
+    """``text`` with each ``[label]`` of a cited passage made a link that opens it in the passage panel
+    (``#cite-N``: the page's script clicks the N-th citation button)."""
+    index = {c.label: n for n, c in enumerate(answer.citations[:MAX_CITATIONS])}
+    if not index:
+        return text
+
+    def link(m: re.Match[str]) -> str:
+        n = index.get(m.group(1).strip())
+        if n is None:
+            return m.group(0)
+        return f'<a href="#cite-{n}" class="cite-link" title="{html.escape(m.group(1))}">[{m.group(1)}]</a>'
+
+    return _BRACKETED.sub(link, text)
+
+
+_BRACKETED = re.compile(r"\[([^\[\]\n]{1,120})\]")
+
+
 def answer_markdown(answer: Answer) -> str:
-    """The chat bubble: the answer, then its numbered sources (kept with the turn in the history)."""
-    text = answer.answer.strip()
+    """The chat bubble: the answer (its citations clickable), then its numbered sources (kept with the turn)."""
+    text = linked_citations(answer.answer.strip(), answer)
     if answer.citations:
         sources = " · ".join(f"[{n}] {c.label}" for n, c in enumerate(answer.citations, 1))
         text += f"\n\n<sub>근거 / Sources: {sources}</sub>"
@@ -96,9 +118,11 @@ def flow_log_markdown(answer: Answer) -> str:
 
 
 def steps_markdown(steps: Sequence[str], done: bool = False) -> str:
-    """The live status line while an answer streams: the graph nodes run so far."""
-    trail = " → ".join(steps)
-    return f"{'✓' if done else labels.WORKING}: {trail}" if trail else labels.WORKING
+    """The live status line while an answer streams: the steps run so far, in words (not the graph's node names)."""
+    words = [labels.node_label(s) for s in steps]
+    trail = " → ".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
+    head = labels.DONE if done else labels.WORKING
+    return f"{head}: {trail}" if trail else head
 
 
 def cited_evidence(answer: Answer, index: int) -> EvidenceItem | None:
@@ -136,7 +160,7 @@ async def open_passage(state: ApiState, answer: Answer | None, index: int) -> Pa
     if answer is None or not 0 <= index < len(answer.citations):
         return Passage(labels.PASSAGE_EMPTY)
     citation = answer.citations[index]
-    chunks = await state.call(state.runner.engine.store.get, [citation.chunk_id])
+    chunks = await state.call(state.services.documents.chunks, [citation.chunk_id])
     chunk = chunks[0] if chunks else None
     item = cited_evidence(answer, index) or (EvidenceItem.from_chunk(index + 1, chunk) if chunk else None)
     if item is None:
@@ -159,25 +183,24 @@ class StreamUpdate:
     error: str | None = None
 
 
-def check_question(state: ApiState, question: str, filters: str | None) -> str | None:
-    """The filter to use (None when blank); QueryError for an empty or too long question or a bad filter."""
-    wanted = (filters or "").strip() or None
-    validate(state, question, wanted)
-    return wanted
+def check_question(state: ApiState, question: str, filters: str | None) -> Question:
+    """The checked question and filter (None when blank); QueryError for an empty, too long or invalid question or a
+    bad filter, EmptyStoreError when nothing is ingested."""
+    return state.services.answers.check(question, filters)
 
 
 async def stream_answer(
-    state: ApiState, question: str, conversation_id: str, filters: str | None = None
+    state: ApiState, question: Question | str, conversation_id: str, filters: str | None = None
 ) -> AsyncIterator[StreamUpdate]:
     """The answer as it streams, through the same path as ``POST /v1/ask/stream``.
 
-    Call :func:`check_question` first. A failure after the stream began ends it with ``error`` set.
-    Tokens after a node finished start a new text (a strict regeneration replaces the first draft).
+    Call :func:`check_question` first (a plain string is checked here). A failure after the stream began ends it
+    with ``error`` set. Tokens after a node finished start a new text (a strict regeneration replaces the first draft).
     """
-    body = AskRequest(question=question, conversation_id=conversation_id, filters=filters)
     text, steps, fresh = "", [], False
     try:
-        async for event in answer_events(state, body):
+        checked = question if isinstance(question, Question) else check_question(state, question, filters)
+        async for event in answer_events(state, checked, conversation_id):
             kind = event["type"]
             if kind == "token":
                 text = event["text"] if fresh else text + event["text"]
@@ -189,13 +212,8 @@ async def stream_answer(
                 yield StreamUpdate(text, list(steps), answer=event["answer"])
                 return
             yield StreamUpdate(text, list(steps))
-    except ApiTimeout:
-        yield StreamUpdate(text, list(steps), error=timeout_message(state))
-    except GeungeoError as exc:
-        yield StreamUpdate(text, list(steps), error=str(exc))
     except Exception as exc:  # the stream has started: report it in the chat
-        log.exception("web UI answer stream failed")
-        yield StreamUpdate(text, list(steps), error=f"internal error / 내부 오류: {type(exc).__name__}")
+        yield StreamUpdate(text, list(steps), error=error_text(state, exc))
 
 
 # --- feedback ------------------------------------------------------------------------------------
@@ -225,56 +243,67 @@ async def send_feedback(state: ApiState, answer: Answer | None, rating: Literal[
 def check_upload(name: str) -> str:
     """The NFC name an upload is saved under; UserError for what ``POST /v1/documents`` rejects (400/415)."""
     try:
-        safe = documents.safe_name(name)
-        documents.check_suffix(safe)
-    except HTTPException as exc:
-        raise UserError(str(exc.detail)) from None
-    return safe
+        return upload_name(name)
+    except GeungeoError as exc:
+        raise UserError(str(exc)) from None
 
 
-def report_markdown(report: IngestReport) -> str:
+def report_markdown(report: IngestSummary) -> str:
     """The ingestion report: one row per file, then the totals."""
     rows = ["| 파일 / File | 문서 / Docs | 청크 / Chunks | 그대로 / Unchanged | 삭제 / Removed | 초 / s | 상태 / Status |",
             "|---|---:|---:|---:|---:|---:|---|"]
     for f in report.files:
-        status = f"❌ {_cell(f.error)}" if f.error else "✓"
-        rows.append(f"| {_cell(Path(f.path).name)} | {f.documents} | {f.chunks} | {f.unchanged} | {f.removed} | "
+        status = f"{labels.FAILED}: {_cell(f.error)}" if f.error else "✓"
+        rows.append(f"| {_cell(f.file)} | {f.documents} | {f.chunks} | {f.unchanged} | {f.removed} | "
                     f"{f.seconds:.1f} | {status} |")
     total = (f"**{len(report.files)} 파일 / files · {report.documents} 문서 / documents · {report.chunks} 청크 / chunks "
-             f"({report.embedded_chunks} embedded) · {len(report.failed)} 실패 / failed · {report.seconds:.1f} s**")
+             f"({report.embedded_chunks} embedded) · {report.failed} 실패 / failed · {report.seconds:.1f} s**")
     return total + "\n\n" + "\n".join(rows)
 
 
 async def ingest_uploads(state: ApiState, files: Sequence[tuple[str, Path]], progress: Progress | None = None) -> str:
-    """Save uploaded files under ``<data_dir>/uploads/`` and ingest them, as ``POST /v1/documents`` does.
+    """Save uploaded files and ingest them as a background job, as ``POST /v1/documents`` does; follow the job
+    (``progress(stage, done, total)``) until it ends and return its report.
 
     ``files`` pairs each upload's own file name with where it lies now. Every name is checked before
-    anything is saved; ``progress(stage, done, total)`` follows the ingestion.
+    anything is saved.
     """
     if not files:
         raise UserError(labels.INGEST_NOTHING)
     names = [check_upload(name) for name, _ in files]
-    limit = state.settings.api_max_upload_mb << 20
-    folder = documents.uploads_dir(state)
+    documents = state.services.documents
 
-    def work() -> IngestReport:
-        paths = []
-        for name, (_, source) in zip(names, files, strict=True):
-            with source.open("rb") as raw:
-                paths.append(documents.save(raw, folder, name, limit))
-        return state.runner.engine.ingest(paths, progress=progress)
+    def stage() -> list[StagedUpload]:
+        staged: list[StagedUpload] = []
+        try:
+            for name, (_, source) in zip(names, files, strict=True):
+                with source.open("rb") as raw:
+                    staged.append(documents.stage_upload(raw, name))
+        except BaseException:
+            for s in staged:
+                s.discard()
+            raise
+        return staged
 
     try:
-        report = await state.call(work, write=True)
-    except HTTPException as exc:  # too large
-        raise UserError(str(exc.detail)) from None
-    return report_markdown(report)
+        job = state.services.ingest_in_background(await state.call(stage))
+        while job.status in ("queued", "running"):
+            await anyio.sleep(0.2)
+            job = state.services.jobs.get(job.job_id)
+            if progress is not None:
+                for stage_name, p in job.progress.items():
+                    progress(stage_name, p.done, p.total)
+    except GeungeoError as exc:
+        raise UserError(documents.redact(str(exc))) from None
+    if job.result is None:
+        raise UserError(f"{labels.FAILED}: {job.error or job.status}")
+    return report_markdown(job.result)
 
 
 async def document_rows(state: ApiState) -> list[list[Any]]:
     """The ingested documents as table rows (title, source, kind, code, chunks, id), as ``GET /v1/documents``."""
-    listing = await documents.list_documents(state)
-    return [[d.title, d.source, d.kind, d.code or "", d.chunks, d.doc_id] for d in listing.documents]
+    docs = await state.call(state.services.documents.all)
+    return [[d.title, d.source, d.kind, d.code or "", d.chunk_count, d.doc_id] for d in docs]
 
 
 def document_choices(rows: Sequence[Sequence[Any]]) -> list[tuple[str, str]]:
@@ -287,7 +316,7 @@ async def delete_document(state: ApiState, doc_id: str | None) -> str:
     if not doc_id:
         raise UserError(labels.DELETE_NOTHING)
     try:
-        deleted = await documents.delete_document(doc_id, state)
-    except HTTPException as exc:
-        raise UserError(str(exc.detail)) from None
-    return f"✓ 삭제됨 / Deleted {deleted.doc_id} ({deleted.chunks} chunks)"
+        chunks = await state.call(state.services.documents.delete, doc_id, write=True)
+    except GeungeoError as exc:
+        raise UserError(str(exc)) from None
+    return f"✓ 삭제됨 / Deleted {doc_id} ({chunks} chunks)"

@@ -14,20 +14,19 @@ from geungeo.errors import GeungeoError
 from geungeo.interfaces.api.schemas import AskRequest, ErrorBody
 from geungeo.interfaces.api.sse import sse, sse_response
 from geungeo.interfaces.api.state import ApiState, ApiTimeout, api_state
-from geungeo.retrieval.filters import parse_filter
-from geungeo.retrieval.hybrid import check_query
+from geungeo.services import Question
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ask"])
 State = Annotated[ApiState, Depends(api_state)]
-ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 504: {"model": ErrorBody}}
+ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 409: {"model": ErrorBody},
+                                           504: {"model": ErrorBody}}
 
 
-def validate(state: ApiState, question: str, filters: str | None) -> None:
-    """Raise QueryError (400) before a stream starts, for an empty or too long question or a bad filter."""
-    check_query(question, state.settings.max_query_chars)
-    if filters:
-        parse_filter(filters)
+async def check(state: ApiState, question: str, filters: str | None = None) -> Question:
+    """The checked question (400 for an empty, too long or invalid one or a bad filter; 409 on an empty store),
+    before any stream starts."""
+    return await state.call(state.services.answers.check, question, filters)
 
 
 def timeout_message(state: ApiState) -> str:
@@ -37,31 +36,36 @@ def timeout_message(state: ApiState) -> str:
 @router.post("/v1/ask", response_model=Answer, responses=ERRORS, summary="Answer a question with citations")
 async def ask(body: AskRequest, state: State) -> Answer:
     """The whole answer graph for one question: answer, citations, evidence, grades, flow log."""
-    return await state.call(state.runner.run, body.question, conversation_id=body.conversation_id, filters=body.filters)
+    question = await check(state, body.question, body.filters)
+    return await state.call(state.services.answers.ask, question, body.conversation_id)
 
 
-async def answer_events(state: ApiState, body: AskRequest) -> AsyncIterator[dict[str, Any]]:
-    """The runner's stream events, each fetched in a worker thread (shared with the OpenAI-compatible route)."""
-    events = state.runner.stream(body.question, conversation_id=body.conversation_id, filters=body.filters)
-    async for event in state.iterate(events):
+async def answer_events(state: ApiState, question: Question, conversation_id: str | None) -> AsyncIterator[dict[str, Any]]:
+    """The answer's stream events, each fetched in a worker thread (shared with the OpenAI-compatible route and the UI)."""
+    async for event in state.iterate(state.services.answers.stream(question, conversation_id)):
         yield event
 
 
-async def _frames(state: ApiState, body: AskRequest) -> AsyncIterator[str]:
+def error_text(state: ApiState, exc: Exception) -> str:
+    """What to tell the client about a failure after a stream began (no server paths, no internals)."""
+    if isinstance(exc, ApiTimeout):
+        return timeout_message(state)
+    if isinstance(exc, GeungeoError):
+        return state.services.documents.redact(str(exc))
+    log.error("answer stream failed", exc_info=exc)
+    return f"internal error / 내부 오류: {type(exc).__name__}"
+
+
+async def _frames(state: ApiState, question: Question, conversation_id: str | None) -> AsyncIterator[str]:
     try:
-        async for event in answer_events(state, body):
+        async for event in answer_events(state, question, conversation_id):
             kind = event["type"]
             if kind == "answer":
                 yield sse(event["answer"].model_dump(mode="json"), "answer")
             else:
                 yield sse({k: v for k, v in event.items() if k != "type"}, kind)
-    except ApiTimeout:
-        yield sse({"error": timeout_message(state)}, "error")
-    except GeungeoError as exc:
-        yield sse({"error": str(exc)}, "error")
     except Exception as exc:  # the stream has started: report in band
-        log.exception("answer stream failed")
-        yield sse({"error": f"internal error / 내부 오류: {type(exc).__name__}"}, "error")
+        yield sse({"error": error_text(state, exc)}, "error")
 
 
 @router.post(
@@ -73,5 +77,5 @@ async def _frames(state: ApiState, body: AskRequest) -> AsyncIterator[str]:
 async def ask_stream(body: AskRequest, state: State) -> StreamingResponse:
     """``event: node`` per graph step, ``event: token`` per answer piece, then ``event: answer`` (the Answer JSON);
     ``event: error`` if the run fails after the stream began."""
-    validate(state, body.question, body.filters)
-    return sse_response(_frames(state, body))
+    question = await check(state, body.question, body.filters)
+    return sse_response(_frames(state, question, body.conversation_id))

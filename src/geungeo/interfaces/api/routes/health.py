@@ -14,15 +14,12 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz", response_model=Health, responses={503: {"model": ErrorBody}}, summary="Liveness and store counts")
 async def healthz(state: Annotated[ApiState, Depends(api_state)]) -> Health:
-    engine = state.runner.engine
-
-    def counts() -> tuple[int, int]:
-        return len(engine.store.documents()), engine.store.count()
-
+    services = state.services
     try:
-        documents, chunks = await state.call(counts)
+        documents, chunks = await state.call(services.documents.counts)
     except Exception as exc:
-        raise HTTPException(503, f"store unreachable / 저장소에 연결할 수 없습니다: {exc}") from exc
-    llm = state.runner.llm
-    return Health(status="ok", documents=documents, chunks=chunks, embedder=engine.embedder.name,
+        reason = services.documents.redact(str(exc) or type(exc).__name__)
+        raise HTTPException(503, f"store unreachable / 저장소에 연결할 수 없습니다: {reason}") from exc
+    llm = services.runner.llm
+    return Health(status="ok", documents=documents, chunks=chunks, embedder=services.engine.embedder.name,
                   llm="none (extractive)" if llm is None else type(llm).__name__)

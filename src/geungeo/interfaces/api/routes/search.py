@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, Query
 
 from geungeo.interfaces.api.routes.ask import ERRORS
 from geungeo.interfaces.api.schemas import SearchHit, SearchRequest, SearchResponse, StructureCitation, StructureOut
 from geungeo.interfaces.api.state import ApiState, api_state
-from geungeo.retrieval.filters import combine, parse_filter
 from geungeo.types import Hit
 
 router = APIRouter(tags=["search"])
@@ -37,29 +35,9 @@ def _hit(h: Hit) -> SearchHit:
 @router.post("/v1/search", response_model=SearchResponse, responses=ERRORS, summary="Hybrid search (BM25 + dense, fused)")
 async def search(body: SearchRequest, state: State) -> SearchResponse:
     """The best ``k`` passages for the query, with their location and fused score."""
-    raw = [body.filters] if isinstance(body.filters, str) else body.filters or []
-    where = combine(parse_filter(f) for f in raw)
-    hits = await state.call(state.runner.engine.search, body.query, k=body.k, where=where, mode=body.mode)
+    filters = [body.filters] if isinstance(body.filters, str) else body.filters or []
+    hits = await state.call(state.services.search.search, body.query, k=body.k, filters=filters, mode=body.mode)
     return SearchResponse(query=body.query, hits=[_hit(h) for h in hits])
-
-
-def _place(value: str | None, template: str) -> str:
-    """``8`` → ``제8조``, ``8의2`` → ``제8조의2`` (a number fills the template; anything else is kept)."""
-    if not value:
-        return ""
-    value = value.strip()
-    m = re.fullmatch(r"(\d+)(?:\s*(?:의|-)\s*(\d+))?", value)
-    if not m:
-        return value
-    return template.format(m.group(1)) + (f"의{m.group(2)}" if m.group(2) and "조" in template else "")
-
-
-def structural_query(regulation: str, article: str | None, chapter: str | None, attachment: str | None, full: bool) -> str:
-    """The StructuralLookup query for these parameters, e.g. ``교원인사규정 제8조``."""
-    if attachment and re.fullmatch(r"\d+(?:-\d+)?", attachment.strip()):
-        attachment = f"별표 {attachment.strip()}"
-    place = _place(article, "제{}조") or _place(chapter, "제{}장") or (attachment or "").strip()
-    return f"{regulation.strip()} {place or ('전문' if full else '개요')}"
 
 
 @router.get(
@@ -77,11 +55,7 @@ async def structure(
     full: Annotated[bool, Query(description="The whole text")] = False,
 ) -> StructureOut:
     """Read straight from the store, no model: the request is composed as ``<regulation> <place>``."""
-    query = structural_query(regulation, article, chapter, attachment, full)
-    result = await state.call(state.structural.answer, query)
-    if result is None or not result.found:
-        message = result.message if result else f"'{regulation}' 문서를 찾을 수 없습니다 / no document named '{regulation}'"
-        raise HTTPException(404, message)
+    query, result = await state.call(state.services.structure.lookup, regulation, article, chapter, attachment, full)
     citations = [StructureCitation(label=c.label, doc=c.doc, code=c.code, article=c.article, chunk_ids=c.chunk_ids)
                  for c in result.citations]
     return StructureOut(query=query, kind=result.kind, text=result.text, citations=citations)
