@@ -189,6 +189,12 @@ class Settings(BaseSettings):
     api_keys: SecretStr = Field(
         SecretStr(""), description="Comma-separated API keys (Authorization: Bearer or X-API-Key); empty: no auth."
     )
+    max_unpacked_mb: int = Field(
+        512,
+        ge=1,
+        description="Largest size in MB a file may unpack to at ingestion (zip members of DOCX/PPTX/HWPX, compressed "
+        "HWP streams): past it the file is refused with a clear error and the rest of the ingest goes on.",
+    )
     api_max_upload_mb: int = Field(50, ge=1, description="Largest upload to POST /v1/documents, in MB (larger: 413).")
     api_max_request_kb: int = Field(256, ge=1, description="Largest JSON request body, in KB (larger: 413).")
     api_timeout_s: float = Field(120.0, gt=0, description="Per-request time limit (504; for streams: an error event).")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from geungeo.errors import LoaderError
+from geungeo.ingest.unpacking import DEFAULT_MAX_UNPACKED_BYTES, UNPACKED_LIMIT, check_zip, is_zip
 from geungeo.text.normalize import nfc
 from geungeo.types import Document
 
@@ -58,10 +59,11 @@ def source_name(path: Path) -> str:
     return nfc(path.name)
 
 
-def load_file(path: Path) -> list[Document]:
+def load_file(path: Path, *, max_unpacked_bytes: int = DEFAULT_MAX_UNPACKED_BYTES) -> list[Document]:
     """Load one file with the loader registered for its suffix.
 
-    Raises LoaderError for a missing, empty, unknown-type or unreadable file.
+    Raises LoaderError for a missing, empty, unknown-type or unreadable file, and for one that would
+    inflate past ``max_unpacked_bytes`` (a zip container's members, a compressed stream).
     """
     _register_builtins()
     shown = nfc(str(path))
@@ -75,12 +77,17 @@ def load_file(path: Path) -> list[Document]:
         raise LoaderError(shown, f"unsupported file type '{suffix or '(none)'}' (supported: {', '.join(sorted(LOADERS))})")
     if path.stat().st_size == 0:
         raise LoaderError(shown, "empty file")
+    if is_zip(path):
+        check_zip(path, shown, max_unpacked_bytes)
+    bound = UNPACKED_LIMIT.set(max_unpacked_bytes)
     try:
         docs = factory()(path)
     except LoaderError:
         raise
     except Exception as exc:  # a third-party parser failing on a broken file
         raise LoaderError(shown, f"cannot read {suffix[1:].upper()} file ({type(exc).__name__}: {exc})") from exc
+    finally:
+        UNPACKED_LIMIT.reset(bound)
     docs = [d for d in docs if any(e.text.strip() for e in d.elements)]
     if not docs:
         raise LoaderError(shown, "no text found (scanned or empty document?)")

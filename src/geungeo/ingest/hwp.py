@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import struct
-import zlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ import olefile
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
+from geungeo.ingest.unpacking import inflate
 from geungeo.text.normalize import clean_text, nfc
 from geungeo.types import Category, Document, Element
 
@@ -254,7 +254,7 @@ def read_hwp(path: Path) -> list[Element]:
         blocks: list[_Block] = []
         for name in _section_names(ole):
             data = ole.openstream(name).read()
-            tree = build_tree(read_records(zlib.decompress(data, -15) if compressed else data))
+            tree = build_tree(read_records(inflate(data, shown) if compressed else data))
             blocks.extend(b for para in tree if para.tag == TAG_PARA_HEADER for b in _paragraph_blocks(para))
     return _to_elements(blocks)
 

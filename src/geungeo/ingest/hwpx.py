@@ -29,6 +29,7 @@ from lxml import etree
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
+from geungeo.ingest.unpacking import UNPACKED_LIMIT, contains
 from geungeo.text.normalize import clean_text, nfc, squash
 from geungeo.text.structure import (
     ADDENDUM,
@@ -97,8 +98,9 @@ def _open_package(path: Path) -> tuple[zipfile.ZipFile, list[str]]:
     names = package.namelist()
     sections = sorted((n for n in names if _SECTION.match(n)), key=lambda n: int(re.sub(r"\D", "", n)))
     encrypted = any(info.flag_bits & 0x1 for info in package.infolist())
-    if _MANIFEST in names and b"encryption-data" in package.read(_MANIFEST):
-        encrypted = True
+    if _MANIFEST in names:
+        with package.open(_MANIFEST) as manifest:
+            encrypted = encrypted or contains(manifest, b"encryption-data", UNPACKED_LIMIT.get())
     if encrypted:
         package.close()
         raise LoaderError(shown, "encrypted (password-protected) HWPX file")

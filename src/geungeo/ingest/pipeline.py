@@ -173,7 +173,7 @@ class Ingestor:
             result.seconds = time.perf_counter() - t0
             return result, []
         try:
-            docs = load_file(path)
+            docs = load_file(path, max_unpacked_bytes=self.settings.max_unpacked_mb << 20)
         except LoaderError as exc:
             result.error = exc.reason
             self.manifest.forget(origin)
