@@ -23,9 +23,8 @@ greetings), or the agent would have to answer with no evidence at all.
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,24 +33,17 @@ from langchain_core.messages.tool import ToolCall
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
-from geungeo.agent.tools import (
-    Passage,
-    Toolbox,
-    ToolResult,
-    compose_answer,
-    langchain_tools,
-)
-from geungeo.answering.models import REFUSAL, Answer, EvidenceItem, FlowStep, QueryPlan
+from geungeo.agent.tools import Passage, Toolbox, ToolResult, langchain_tools
+from geungeo.answering.events import NodeEvent, StreamEvent, token_event
+from geungeo.answering.generation import Request, compose_answer, is_refusal, validate_citations, word_tokens
+from geungeo.answering.models import Answer, EvidenceItem, FlowStep, QueryPlan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
-from geungeo.graph.nodes.generation import validate_citations
+from geungeo.graph.modes import GraphStream, Memory
 from geungeo.graph.nodes.planning import rules_plan
 from geungeo.llm.base import invoke_message, node_tag
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
-
-StreamEvent = dict[str, Any]
-GraphStream = Callable[[], Iterator[StreamEvent]]
 
 AGENT_NODE = "agent"
 MAX_CALLS_PER_TURN = 5
@@ -104,28 +96,6 @@ def render_result(result: ToolResult) -> str:
 
 
 @dataclass
-class Memory:
-    """A conversation's turns, kept in the answer graph's checkpointer so agent and graph turns share one history."""
-
-    graph: Any
-    thread_id: str | None
-
-    @property
-    def _config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id}}
-
-    def history(self) -> list[BaseMessage]:
-        if not self.thread_id:
-            return []
-        return list(self.graph.get_state(self._config).values.get("history", []))
-
-    def record(self, question: str, answer: str) -> None:
-        if self.thread_id:
-            turn = {"history": [HumanMessage(question), AIMessage(answer)]}
-            self.graph.update_state(self._config, turn, as_node="remember")
-
-
-@dataclass
 class _AnswerRequest:
     question: str
     context: list[str]
@@ -142,6 +112,7 @@ class Agent:
         self.evidence: dict[str, EvidenceItem] = {}
         self.flow: list[FlowStep] = []
         self.warnings: list[str] = []
+        self.deadline: float | None = None  # time.monotonic() after which no model call starts
         self.successful_calls = 0
         self._request: _AnswerRequest | None = None
 
@@ -152,6 +123,7 @@ class Agent:
     ) -> Iterator[StreamEvent]:
         """Node events per tool call, the answer's tokens, then ``{"type": "answer", "answer": Answer}``."""
         started = time.perf_counter()
+        self.deadline = time.monotonic() + self.settings.answer_deadline_s
         plan = rules_plan(question, self.ctx, self.settings.max_sub_queries)
         llm = self.ctx.llm
         if llm is None:
@@ -173,7 +145,11 @@ class Agent:
         for step in range(1, self.settings.agent_max_steps + 1):
             turn_started = time.perf_counter()
             reply, info = invoke_message(
-                model, convo, retries=self.settings.llm_max_retries, timeout_s=self.settings.llm_timeout_s
+                model,
+                convo,
+                retries=self.settings.llm_max_retries,
+                timeout_s=self.settings.llm_timeout_s,
+                deadline=self.deadline,
             )
             turn = (time.perf_counter() - turn_started, info.attempts)
             if reply is None:
@@ -319,14 +295,15 @@ class Agent:
             asked = question
         started = time.perf_counter()
         llm = None if extractive else self.ctx.llm
-        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon)
+        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, Request(deadline=self.deadline))
         while True:
             try:
                 piece = next(composing)
             except StopIteration as stop:
                 composed = stop.value
                 break
-            yield {"type": "token", "text": piece}
+            yield token_event(piece)
+        self.warnings.extend(composed.warnings)
         note = f"{len(items)} passages" + (f"; {composed.note}" if composed.note else "")
         if composed.removed:
             note += f"; {composed.removed} citation(s) to nothing removed"
@@ -341,11 +318,11 @@ class Agent:
         """The model's own reply as the answer, citations validated against the evidence."""
         items = list(self.evidence.values())
         cleaned, citations, removed = validate_citations(text, items)
-        refused = REFUSAL in cleaned[:40] and not citations
+        refused = is_refusal(cleaned, citations)
         note = "answered in text" + (f"; {removed} citation(s) to nothing removed" if removed else "")
         yield self._step("reply", *turn, note)
-        for piece in re.findall(r"\S+\s*", cleaned):
-            yield {"type": "token", "text": piece}
+        for piece in word_tokens(cleaned):
+            yield token_event(piece)
         if items and not citations and not refused:
             self.warnings.append("the answer cites none of the passages found / 답변이 찾은 근거를 인용하지 않았습니다")
         answer = self._answer(question, plan, cleaned, citations, refused, "llm")
@@ -386,10 +363,10 @@ class Agent:
                 answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
             yield item
 
-    def _step(self, node: str, seconds: float, llm_calls: int, note: str) -> StreamEvent:
+    def _step(self, node: str, seconds: float, llm_calls: int, note: str) -> NodeEvent:
         step = FlowStep(node=node, seconds=round(seconds, 4), llm_calls=llm_calls, note=note)
         self.flow.append(step)
-        return {"type": "node", **step.model_dump()}
+        return {"type": "node", "node": step.node, "seconds": step.seconds, "llm_calls": step.llm_calls, "note": step.note}
 
 
 def run_agent(
@@ -400,6 +377,6 @@ def run_agent(
     filters: str | None = None,
     memory: Memory | None = None,
 ) -> Iterator[StreamEvent]:
-    """Stream one agent run (the entry point :class:`~geungeo.graph.runner.QueryRunner` dispatches to)."""
+    """Stream one agent run (the :class:`~geungeo.graph.modes.AnswerMode` registered as ``agent``)."""
     history = memory.history() if memory is not None else []
     yield from Agent(ctx, filters=filters).stream(question, fallback=fallback, history=history, memory=memory)

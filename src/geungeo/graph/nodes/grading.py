@@ -7,11 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
 
-from geungeo.answering.models import REFUSAL, Answer, Grade, Groundedness
+from geungeo.answering.generation import is_refusal, refusal_text
+from geungeo.answering.models import Answer, Grade, Groundedness
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.nodes.generation import generate, refusal_text
-from geungeo.graph.nodes.judging import evidence_items
-from geungeo.graph.state import GraphState
+from geungeo.graph.nodes.generation import generate
+from geungeo.graph.state import GraphState, evidence_items
 
 GROUNDING_PROMPT = (
     "답변의 각 주장이 근거 단락에 명시되어 있는지 확인하세요. JSON만: "
@@ -33,7 +33,7 @@ def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     The grade and the suggestions are drafted beside the groundedness check rather than after it;
     when the check fails and the answer is regenerated, the new answer is checked (and graded) again.
     """
-    trackers = (Tracker(), Tracker(), Tracker())
+    trackers = (tracker.child(), tracker.child(), tracker.child())
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = [
             pool.submit(check_grounding, state, ctx, trackers[0]),
@@ -44,8 +44,7 @@ def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         for future in futures:
             update.update(future.result())
     for t in trackers:
-        tracker.calls += t.calls
-        tracker.notes.extend(t.notes)
+        tracker.merge(t)
     return update
 
 
@@ -53,8 +52,9 @@ def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> U
     """Are the answer's claims in the evidence? (LLM judge; extractive answers are quotes.)"""
     if state.get("refused"):
         return {"groundedness": Groundedness(score=1.0, checked_by="skipped").model_dump()}
-    if ctx.extractive or not ctx.settings.hallucination_check_enabled:
-        checked_by = "extractive" if ctx.extractive else "skipped"
+    extractive = ctx.extractive or state.get("mode") == "extractive"
+    if extractive or not ctx.settings.hallucination_check_enabled:
+        checked_by = "extractive" if extractive else "skipped"
         return {"groundedness": Groundedness(score=1.0, checked_by=checked_by).model_dump()}
     user = f"근거:\n{_listing(state)}\n\n답변:\n{state.get('answer', '')}"
     verdict, ok = ctx.ask_json(
@@ -93,7 +93,7 @@ def flag(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 
 def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    if ctx.extractive or not ctx.settings.answer_grader_enabled or state.get("refused"):
+    if ctx.extractive or state.get("mode") == "extractive" or not ctx.settings.answer_grader_enabled or state.get("refused"):
         return {}
     question = state.get("standalone") or state["question"]
     verdict, ok = ctx.ask_json(
@@ -133,7 +133,7 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     cited = {c["chunk_id"] for c in state.get("citations", [])}
     others = [i for i in items if i.chunk_id not in cited and i.article] or items
     rules = list(dict.fromkeys(f"{i.label} 내용" for i in others))[:3]  # each one a structural request
-    if ctx.extractive or not items:
+    if ctx.extractive or state.get("llm_failure") or not items:
         return {"suggestions": rules}
     listing = "\n".join(f"- {i.header}" for i in items)
     reply, ok = ctx.ask_json(
@@ -152,7 +152,7 @@ def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Updat
     g = Groundedness.model_validate(state.get("groundedness") or {})
     if ctx.cache is None or state.get("refused") or state.get("warnings") or not state.get("citations"):
         return {}
-    if g.score < ctx.settings.min_groundedness or REFUSAL in state.get("answer", "")[:20]:
+    if g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
         return {}
     ctx.cache.store_answer(state["question"], answer_from_state(state))
     tracker.notes.append("stored")

@@ -84,7 +84,7 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"plan": fallback.model_dump()}
     prompt = PLANNER_PROMPT.replace("{n}", str(s.query_variations)).replace("{m}", str(s.max_sub_queries))
     empty = _LLMPlanWithVariations(normalized_query=question, sub_queries=[])
-    hyde_tracker = Tracker()
+    hyde_tracker = tracker.child()
     with ThreadPoolExecutor(max_workers=1) as pool:
         hyde = (
             pool.submit(ctx.ask_text, hyde_tracker, "hyde", HYDE_PROMPT, question)
@@ -93,8 +93,8 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         )
         reply, ok = ctx.ask_json(tracker, "planner", prompt, question, _LLMPlanWithVariations, empty)
         passage = hyde.result() if hyde is not None else ""
-    tracker.calls += hyde_tracker.calls
-    tracker.notes.extend(hyde_tracker.notes + (["hyde"] if passage else []))
+    tracker.merge(hyde_tracker)
+    tracker.notes.extend(["hyde"] if passage else [])
     plan = fallback
     if ok and reply.sub_queries:
         subs = sorted(reply.sub_queries, key=lambda sq: sq.priority)[: s.max_sub_queries]

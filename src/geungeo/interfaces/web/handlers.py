@@ -178,14 +178,13 @@ async def stream_answer(
     text, steps, fresh = "", [], False
     try:
         async for event in answer_events(state, body):
-            kind = event["type"]
-            if kind == "token":
+            if event["type"] == "token":
                 text = event["text"] if fresh else text + event["text"]
                 fresh = False
-            elif kind == "node":
+            elif event["type"] == "node":
                 steps.append(str(event["node"]))
                 fresh = bool(text)
-            elif kind == "answer":
+            elif event["type"] == "answer":
                 yield StreamUpdate(text, list(steps), answer=event["answer"])
                 return
             yield StreamUpdate(text, list(steps))

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
+from geungeo.answering.events import StreamEvent
 from geungeo.answering.models import Answer
 from geungeo.errors import GeungeoError
 from geungeo.interfaces.api.schemas import AskRequest, ErrorBody
@@ -40,7 +41,7 @@ async def ask(body: AskRequest, state: State) -> Answer:
     return await state.call(state.runner.run, body.question, conversation_id=body.conversation_id, filters=body.filters)
 
 
-async def answer_events(state: ApiState, body: AskRequest) -> AsyncIterator[dict[str, Any]]:
+async def answer_events(state: ApiState, body: AskRequest) -> AsyncIterator[StreamEvent]:
     """The runner's stream events, each fetched in a worker thread (shared with the OpenAI-compatible route)."""
     events = state.runner.stream(body.question, conversation_id=body.conversation_id, filters=body.filters)
     async for event in state.iterate(events):
@@ -50,11 +51,10 @@ async def answer_events(state: ApiState, body: AskRequest) -> AsyncIterator[dict
 async def _frames(state: ApiState, body: AskRequest) -> AsyncIterator[str]:
     try:
         async for event in answer_events(state, body):
-            kind = event["type"]
-            if kind == "answer":
+            if event["type"] == "answer":
                 yield sse(event["answer"].model_dump(mode="json"), "answer")
             else:
-                yield sse({k: v for k, v in event.items() if k != "type"}, kind)
+                yield sse({k: v for k, v in event.items() if k != "type"}, event["type"])
     except ApiTimeout:
         yield sse({"error": timeout_message(state)}, "error")
     except GeungeoError as exc:
