@@ -112,6 +112,22 @@ def test_deadline_bounds_a_slow_model() -> None:
     assert text == "근거 부족" and info.errors == ["timeout"] and info.seconds < 0.4
 
 
+def test_overall_deadline_stops_retries_and_cuts_each_wait() -> None:
+    """Past the caller's deadline no attempt starts, and a wait never outlasts it (per-call timeout far longer)."""
+    model = ScriptedChatModel({"generate": "늦은 답", "router": "늦은 답"}, delay_s=2.0)
+    started = time.monotonic()
+    text, info = invoke_text(model, prompt("generate"), fallback="", retries=3, timeout_s=60, deadline=started + 0.2)
+    assert text == "" and info.attempts == 1 and info.errors == ["timeout", "deadline"] and info.unavailable
+    assert time.monotonic() - started < 1.0
+    pieces, info = stream_text(model, prompt("generate"), retries=3, timeout_s=60, deadline=time.monotonic() + 0.2)
+    assert list(pieces) == [] and info.attempts == 1 and info.errors == ["deadline"] and info.unavailable
+    _, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, deadline=time.monotonic() - 1)
+    assert info.attempts == 0 and info.errors == ["deadline"] and info.fell_back
+    bad = ScriptedChatModel({"router": Garbage})
+    _, info = invoke_json(bad, prompt("router"), Route, fallback=FALLBACK, retries=0)
+    assert info.fell_back and not info.unavailable  # a model that replies badly is not unavailable
+
+
 def test_invoke_text_retries_empty_replies() -> None:
     model = ScriptedChatModel({"generate": ["", "  ", "연차는 15일입니다."]})
     text, info = invoke_text(model, prompt("generate"), backoff_s=0)

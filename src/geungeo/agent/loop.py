@@ -155,7 +155,7 @@ class Agent:
             if reply is None:
                 reason = f"model call failed ({', '.join(info.errors)})"
                 if not self.evidence:
-                    yield from self._fall_back(fallback, reason, started, turn)
+                    yield from self._fall_back(fallback, reason, started, turn, llm_failure=info.last_error or reason)
                     return
                 yield self._step(AGENT_NODE, *turn, f"{reason}: answering from what was gathered")
                 yield from self._finish(question, plan, list(self.evidence.values()), extractive=True, memory=memory)
@@ -349,14 +349,20 @@ class Agent:
         yield {"type": "answer", "answer": answer}
 
     def _fall_back(
-        self, fallback: GraphStream, reason: str, started: float, turn: tuple[float, int] = (0.0, 0)
+        self,
+        fallback: GraphStream,
+        reason: str,
+        started: float,
+        turn: tuple[float, int] = (0.0, 0),
+        *,
+        llm_failure: str = "",
     ) -> Iterator[StreamEvent]:
         """The answer graph answers; the agent's steps and why come first in its flow log."""
         unlogged = max(0.0, time.perf_counter() - started - sum(s.seconds for s in self.flow))
         event = self._step(AGENT_NODE, unlogged, turn[1], f"fallback to the answer graph: {reason}")
         yield event
         before = list(self.flow)
-        for item in fallback():
+        for item in fallback(llm_failure=llm_failure, deadline=self.deadline):
             if item["type"] == "answer":
                 answer: Answer = item["answer"]
                 answer.flow_log = [*before, *answer.flow_log]

@@ -7,7 +7,7 @@ tool-calling agent (:mod:`geungeo.agent` registers ``agent`` when imported).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,8 +17,12 @@ from geungeo.answering.events import StreamEvent
 from geungeo.errors import ConfigError
 from geungeo.graph.context import GraphContext
 
-GraphStream = Callable[[], Iterator[StreamEvent]]
-"""The answer graph's own run of the question (a mode falls back to it)."""
+
+class GraphStream(Protocol):
+    """The answer graph's own run of the question (a mode falls back to it), told why the chat model failed, if it
+    did, and the question's deadline, so that it does not ask a failed model again or start the clock anew."""
+
+    def __call__(self, *, llm_failure: str = "", deadline: float | None = None) -> Iterator[StreamEvent]: ...
 
 
 @dataclass

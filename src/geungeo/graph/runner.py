@@ -74,10 +74,18 @@ class QueryRunner:
         settings = self.settings.model_copy(update=overrides)
         return build_graph(self._context(settings), self.checkpointer)
 
-    def _input(self, question: str, filters: str | None) -> dict[str, Any]:
-        q = check_query(question, self.settings.max_query_chars)
-        deadline = time.monotonic() + self.settings.answer_deadline_s
-        return {**turn_reset(), "question": q, "filters": filters, "history": [HumanMessage(q)], "deadline": deadline}
+    def _input(
+        self, question: str, filters: str | None, settings: Settings, llm_failure: str, deadline: float | None
+    ) -> dict[str, Any]:
+        q = check_query(question, settings.max_query_chars)
+        return {
+            **turn_reset(),
+            "question": q,
+            "filters": filters,
+            "history": [HumanMessage(q)],
+            "deadline": deadline if deadline is not None else time.monotonic() + settings.answer_deadline_s,
+            "llm_failure": llm_failure,
+        }
 
     def stream(
         self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
@@ -104,14 +112,24 @@ class QueryRunner:
             yield event
 
     def _graph_stream(
-        self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        filters: str | None = None,
+        llm_failure: str = "",
+        deadline: float | None = None,
+        **overrides: Any,
     ) -> Iterator[StreamEvent]:
-        """The answer graph's events for one question."""
+        """The answer graph's events for one question (``llm_failure``, ``deadline``: carried over from a mode
+        that falls back to the graph, so that a failed model is not asked again and the deadline stays)."""
         graph = self._graph_for(overrides)
+        settings = self.settings.model_copy(update=overrides) if overrides else self.settings
         thread_id = conversation_id or f"once-{uuid.uuid4().hex}"
         config = {"configurable": {"thread_id": thread_id}}
+        turn = self._input(question, filters, settings, llm_failure, deadline)
         try:
-            for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
+            for mode, chunk in graph.stream(turn, config, stream_mode=["updates", "custom"]):
                 if mode == "custom":
                     yield chunk
                     continue
