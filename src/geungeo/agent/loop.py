@@ -37,10 +37,10 @@ from geungeo.agent.tools import Passage, Toolbox, ToolResult, langchain_tools
 from geungeo.answering.events import NodeEvent, StreamEvent, token_event
 from geungeo.answering.generation import Request, compose_answer, is_refusal, validate_citations, word_tokens
 from geungeo.answering.models import Answer, EvidenceItem, FlowStep, QueryPlan
+from geungeo.answering.planning import rules_plan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
 from geungeo.graph.modes import GraphStream, Memory
-from geungeo.graph.nodes.planning import rules_plan
 from geungeo.llm.base import invoke_message, node_tag
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
@@ -124,7 +124,7 @@ class Agent:
         """Node events per tool call, the answer's tokens, then ``{"type": "answer", "answer": Answer}``."""
         started = time.perf_counter()
         self.deadline = time.monotonic() + self.settings.answer_deadline_s
-        plan = rules_plan(question, self.ctx, self.settings.max_sub_queries)
+        plan = rules_plan(question, self.ctx.lexicon, self.settings.max_sub_queries)
         llm = self.ctx.llm
         if llm is None:
             yield from self._fall_back(fallback, "no LLM configured (extractive mode)", started)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypedDict, get_type_hints
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
 
-from geungeo.answering.models import EvidenceItem
+from geungeo.answering.models import EvidenceItem, Route
 
 Mode = Literal["extractive", "llm"]
 
@@ -35,7 +35,7 @@ class GraphState(TypedDict, total=False):
     filters: str | None
     deadline: Annotated[float | None, PerTurn(None)]  # time.monotonic() after which no LLM call starts
     # routing and planning
-    route: Annotated[str, PerTurn("")]
+    route: Annotated[Route | Literal[""], PerTurn("")]
     standalone: Annotated[str, PerTurn("")]
     plan: Annotated[dict[str, Any], PerTurn({})]  # a QueryPlan
     structural: Annotated[dict[str, Any] | None, PerTurn(None)]  # the structural lookup the router found

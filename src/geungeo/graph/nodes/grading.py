@@ -4,6 +4,7 @@ follow-up suggestions, checked in one round, and the cache write."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -65,7 +66,7 @@ def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> U
     return {"groundedness": verdict.model_dump()}
 
 
-def after_grounding(state: GraphState, ctx: GraphContext) -> str:
+def after_grounding(state: GraphState, ctx: GraphContext) -> Literal["regenerate", "flag", "improve", "cache_store"]:
     g = Groundedness.model_validate(state.get("groundedness") or {})
     failed = g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
     if failed and ctx.settings.hallucination_on_fail == "regenerate" and state.get("regenerations", 0) < ctx.settings.max_retries:
@@ -107,7 +108,7 @@ def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"grade": verdict.model_dump()} if ok else {}
 
 
-def after_review(state: GraphState, ctx: GraphContext) -> str:
+def after_review(state: GraphState, ctx: GraphContext) -> Literal["improve", "cache_store"]:
     g = state.get("grade")
     if g and not state.get("improved") and Grade.model_validate(g).overall < ctx.settings.answer_grade_threshold:
         return "improve"

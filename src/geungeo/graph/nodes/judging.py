@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import httpx
 
 from geungeo.answering.generation import agreement, extract_evidence
@@ -35,7 +37,7 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"sufficiency": reply.model_dump()}
 
 
-def after_judge(state: GraphState, ctx: GraphContext) -> str:
+def after_judge(state: GraphState, ctx: GraphContext) -> Literal["retrieve", "web_search", "generate"]:
     """Loop back to retrieval while evidence is insufficient, rounds remain and the judge named an aspect not yet
     searched for (a verdict without one, or an unusable verdict, would search again for nothing); else web search
     or generate."""
