@@ -19,6 +19,7 @@ from geungeo.engine import build_engine
 from geungeo.graph import runner as runner_module
 from geungeo.graph.runner import QueryRunner, run_query, stream_query
 from geungeo.llm.openai import OpenAIChat
+from geungeo.prompts import load
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel, ToolCall, tool_calls
 from tests.fixtures import vacation_law_store
@@ -84,8 +85,9 @@ def test_search_then_answer_cites_gathered_evidence(ask: Any) -> None:
     assert "휴가보장법 제2조" in _tool_messages(llm)[0].text
     generate_prompt = next(msgs for node, msgs in llm.calls if node == "generate")[-1].text
     assert "[휴가보장법 제2조]" in generate_prompt and "[휴가보장법 제4조]" not in generate_prompt
-    system = llm.calls[0][1][0].text
-    assert system.startswith("[node:agent]") and "intent: lookup" in system
+    system = llm.calls[0][1][0]
+    assert system.name == "agent" and system.text.startswith(load("agent")[:40]) and "intent: lookup" in system.text
+    assert "[node:" not in system.text
     assert answer.plan is not None and answer.plan.intent == "lookup"
 
 

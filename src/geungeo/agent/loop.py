@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.tool import ToolCall
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
@@ -41,27 +41,18 @@ from geungeo.answering.planning import rules_plan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
 from geungeo.graph.modes import GraphStream, Memory
-from geungeo.llm.base import invoke_message, node_tag
+from geungeo.llm.base import invoke_message
+from geungeo.prompts import render, system_message
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
 
-AGENT_NODE = "agent"
+AGENT_NODE = "agent"  # its flow-log step and its prompt (prompts/agent.md)
 MAX_CALLS_PER_TURN = 5
 MAX_TOOL_CHARS = 6000
 HISTORY_TURNS = 3
 _HIT_CHARS = 900
 _AUDIENCES = {"student": "학생", "faculty": "교원", "staff": "직원"}
 
-AGENT_PROMPT = (
-    "당신은 등록된 법령·규정·문서에서 근거를 찾아 답하는 검색 에이전트입니다. 도구:\n"
-    "- search_documents: 문서 검색. 일상어보다 법령 용어로 된 검색어가 잘 찾힙니다.\n"
-    "- get_article: 특정 조문의 전문(예: regulation '근로기준법', article '제60조').\n"
-    "- get_document_outline: 문서의 장·조 구성.\n"
-    "- answer: 마무리. 답에 쓸 근거의 label(예: '근로기준법 제60조')을 context에 넣어 호출하면 인용이 달린 답이 작성됩니다.\n"
-    "규칙: 답하기 전에 반드시 도구로 근거를 찾으세요. 문서 밖의 지식으로 답하지 마세요. "
-    "도구를 부를 수 있는 차례는 최대 {steps}번입니다. 근거를 찾지 못하면 그대로 answer를 호출하세요(근거 부족으로 답합니다). "
-    "직접 답을 쓰려면 각 주장 끝에 근거의 label을 대괄호로 인용하세요(예: [근로기준법 제60조])."
-)
 
 
 def hints(question: str, plan: QueryPlan, ctx: GraphContext, filters: str | None) -> str:
@@ -135,9 +126,9 @@ class Agent:
         except NotImplementedError:
             yield from self._fall_back(fallback, f"{type(llm).__name__} cannot call tools", started)
             return
-        system = f"{node_tag(AGENT_NODE)}\n{AGENT_PROMPT.format(steps=self.settings.agent_max_steps)}\n\n"
+        system = f"{render(AGENT_NODE, steps=self.settings.agent_max_steps)}\n\n{hints(question, plan, self.ctx, self.filters)}"
         convo: list[BaseMessage] = [
-            SystemMessage(system + hints(question, plan, self.ctx, self.filters)),
+            system_message(AGENT_NODE, system),
             *list(history)[-2 * HISTORY_TURNS :],
             HumanMessage(question),
         ]

@@ -18,23 +18,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage
 
 from geungeo.answering.extractive import Extract, extract
 from geungeo.answering.models import CITATION_MARK, REFUSAL, Answer, Citation, EvidenceItem
-from geungeo.llm.base import node_tag, stream_text
+from geungeo.llm.base import stream_text
+from geungeo.prompts import load, render, system_message
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
 
-GENERATE_PROMPT = (
-    "당신은 법령·규정 상담원입니다. 아래 근거 단락에 명시된 내용만으로 질문에 답하세요. "
-    "각 주장 끝에 근거의 라벨을 대괄호로 인용하세요(예: [근로기준법 제60조]). 라벨은 근거 목록에 있는 것만 쓰세요. "
-    "근거가 질문에 답하지 않으면 '근거 부족'이라고만 말하고 추측하지 마세요. {lang} {style}"
-)
-STRICT_SUFFIX = " 엄격 모드: 근거 문장에 글자 그대로 있는 내용만 쓰고, 해석·일반 상식·추론을 더하지 마세요."
-GENERATE_NODE = "generate"
+GENERATE_PROMPT = "generate"  # prompts/generate.md; a strict regeneration adds prompts/generate_strict.md
 
 _WORD = re.compile(r"\S+\s*")
 _REFUSAL_HEAD = 40  # a refusal names itself at the start of the answer
@@ -195,10 +190,10 @@ def compose_answer(
         return composed
     lang = "영어로 답하세요." if question_language(question) == "en" else "한국어로 답하세요."
     style = {"short": "두세 문장으로.", "detailed": "항목별로 자세히."}.get(request.style, "")
-    system = GENERATE_PROMPT.format(lang=lang, style=style) + (STRICT_SUFFIX if request.strict else "")
+    system = render(GENERATE_PROMPT, lang=lang, style=style) + (" " + load("generate_strict") if request.strict else "")
     listing = "\n\n".join(f"[{i.label}]\n{i.text}" for i in evidence)
     user = f"질문: {question}\n\n근거:\n{listing}" + (f"\n\n개선할 점: {request.feedback}" if request.feedback else "")
-    messages = [SystemMessage(f"{node_tag(GENERATE_NODE)}\n{system}"), HumanMessage(user)]
+    messages = [system_message(GENERATE_PROMPT, system), HumanMessage(user)]
     pieces, info = stream_text(
         llm, messages, retries=settings.llm_max_retries, timeout_s=settings.llm_timeout_s, deadline=request.deadline
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
@@ -21,7 +21,8 @@ from geungeo.engine import Engine
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.state import GraphState
-from geungeo.llm.base import CallInfo, invoke_json, invoke_text, node_tag
+from geungeo.llm.base import CallInfo, invoke_json, invoke_text
+from geungeo.prompts import render, system_message
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
@@ -74,18 +75,21 @@ class GraphContext:
     def extractive(self) -> bool:
         return self.llm is None
 
-    def messages(self, node: str, system: str, user: str) -> list[BaseMessage]:
-        return [SystemMessage(f"{node_tag(node)}\n{system}"), HumanMessage(user)]
+    def messages(self, prompt: str, user: str, **values: object) -> list[BaseMessage]:
+        """Prompt ``prompt`` (:mod:`geungeo.prompts`, its placeholders filled from ``values``) and the user's text."""
+        return [system_message(prompt, render(prompt, **values)), HumanMessage(user)]
 
-    def ask_json(self, tracker: Tracker, node: str, system: str, user: str, schema: type[M], fallback: M) -> tuple[M, bool]:
-        """A validated structured reply, or ``fallback`` (and False) when the model cannot give one."""
+    def ask_json(
+        self, tracker: Tracker, prompt: str, user: str, schema: type[M], fallback: M, **values: object
+    ) -> tuple[M, bool]:
+        """A validated structured reply to prompt ``prompt``, or ``fallback`` (and False) when the model cannot give one."""
         assert self.llm is not None
         if not tracker.llm_usable():
             tracker.notes.append(f"skipped: {tracker.llm_failure}")
             return fallback, False
         result, info = invoke_json(
             self.llm,
-            self.messages(node, system, user),
+            self.messages(prompt, user, **values),
             schema,
             retries=self.settings.llm_max_retries,
             timeout_s=self.settings.llm_timeout_s,
@@ -95,14 +99,15 @@ class GraphContext:
         _account(tracker, info)
         return result, not info.fell_back
 
-    def ask_text(self, tracker: Tracker, node: str, system: str, user: str, fallback: str = "") -> str:
+    def ask_text(self, tracker: Tracker, prompt: str, user: str, fallback: str = "", **values: object) -> str:
+        """The model's text reply to prompt ``prompt``, or ``fallback``."""
         assert self.llm is not None
         if not tracker.llm_usable():
             tracker.notes.append(f"skipped: {tracker.llm_failure}")
             return fallback
         text, info = invoke_text(
             self.llm,
-            self.messages(node, system, user),
+            self.messages(prompt, user, **values),
             retries=self.settings.llm_max_retries,
             timeout_s=self.settings.llm_timeout_s,
             fallback=fallback,

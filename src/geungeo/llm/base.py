@@ -5,8 +5,8 @@ tool-calling turns, :func:`invoke_message`) bound each attempt by a deadline, re
 backoff and, after the last one, hand back the caller's fallback instead of raising. Each reports what
 happened in a :class:`CallInfo`.
 
-Every graph prompt's system message starts with :func:`node_tag` so logs, traces and the scripted
-test model can tell which node a call belongs to.
+A prompt's system message carries the prompt's name (:func:`geungeo.prompts.system_message`), read back by
+:func:`node_of`, so logs, call records and the scripted test model can tell which prompt a call is.
 """
 
 from __future__ import annotations
@@ -33,22 +33,15 @@ from geungeo.errors import ProviderError
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
-_TAG = re.compile(r"\[node:([\w-]+)\]")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 _END = object()
 
 
-def node_tag(name: str) -> str:
-    """The line every graph prompt's system message starts with: ``[node:<name>]``."""
-    return f"[node:{name}]"
-
-
 def node_of(messages: Sequence[BaseMessage]) -> str:
-    """The node a prompt belongs to, read from the tag opening its system message ('' if untagged)."""
+    """The prompt a call is, read from its system message's ``name`` ('' if it has none)."""
     for message in messages:
         if isinstance(message, SystemMessage):
-            match = _TAG.match(message.text.lstrip())
-            return match.group(1) if match else ""
+            return message.name or ""
     return ""
 
 

@@ -14,15 +14,6 @@ from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.generation import generate
 from geungeo.graph.state import GraphState, evidence_items
 
-GROUNDING_PROMPT = (
-    "답변의 각 주장이 근거 단락에 명시되어 있는지 확인하세요. JSON만: "
-    '{"score": 0~1 (근거로 뒷받침되는 주장의 비율), "unsupported": [근거 없는 주장]}'
-)
-GRADER_PROMPT = (
-    "답변을 평가하세요. JSON만: "
-    '{"completeness": 0~1, "relevance": 0~1, "clarity": 0~1, "accuracy": 0~1, "feedback": "개선할 점 한 문장"}'
-)
-
 
 def _listing(state: GraphState) -> str:
     return "\n\n".join(f"[{i.label}] {i.text[:1200]}" for i in evidence_items(state))
@@ -59,7 +50,7 @@ def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> U
         return {"groundedness": Groundedness(score=1.0, checked_by=checked_by).model_dump()}
     user = f"근거:\n{_listing(state)}\n\n답변:\n{state.get('answer', '')}"
     verdict, ok = ctx.ask_json(
-        tracker, "grounding", GROUNDING_PROMPT, user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
+        tracker, "grounding", user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
     )
     if ok:
         verdict.checked_by = "llm"
@@ -100,7 +91,6 @@ def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     verdict, ok = ctx.ask_json(
         tracker,
         "grader",
-        GRADER_PROMPT,
         f"질문: {question}\n\n답변:\n{state.get('answer', '')}",
         Grade,
         Grade(completeness=1, relevance=1, clarity=1, accuracy=1),
@@ -140,7 +130,6 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     reply, ok = ctx.ask_json(
         tracker,
         "suggest",
-        '아래 조문들로 답할 수 있는 후속 질문 2~3개를 JSON으로: {"questions": [...]}',
         f"질문: {state['question']}\n조문:\n{listing}",
         _Suggestions,
         _Suggestions(questions=rules),

@@ -14,10 +14,6 @@ from geungeo.graph.state import GraphState, evidence_items
 
 __all__ = ["after_judge", "agreement", "judge", "web_search"]
 
-JUDGE_PROMPT = (
-    "근거 단락만으로 질문에 완전히 답할 수 있는지 판정하세요. JSON만: "
-    '{"score": 0~1, "verdict": "sufficient"|"partial"|"insufficient", "missing": [부족한 측면을 짧은 검색어로]}'
-)
 
 
 def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -32,7 +28,7 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"sufficiency": judged.model_dump(), "extract": ex.to_state()}
     listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
     fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")
-    reply, _ = ctx.ask_json(tracker, "judge", JUDGE_PROMPT, f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
+    reply, _ = ctx.ask_json(tracker, "judge", f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
     reply.judged_by = "llm"
     return {"sufficiency": reply.model_dump()}
 

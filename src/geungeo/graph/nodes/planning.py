@@ -25,24 +25,12 @@ class _LLMPlan(BaseModel):
     sub_queries: list[SubQuery]
 
 
-PLANNER_PROMPT = (
-    "당신은 한국어 법령·규정 검색 플래너입니다. 질문을 분석해 JSON으로만 답하세요: "
-    '{"normalized_query": 맞춤법과 구어를 고친 질문, "intent": explain|howto|troubleshoot|compare|lookup, '
-    '"answer_style": short|normal|detailed, "constraints": [조건], '
-    '"sub_queries": [{"text": 검색 질의, "priority": 1-5, "variations": [법령 용어로 바꾼 질의 {n}개]}] (1-{m}개)}. '
-    "영어 질문이면 질의와 variations를 한국어 법령 용어로 쓰세요."
-)
-
-
 class _SubQueryWithVariations(SubQuery):
     variations: list[str] = Field(default_factory=list)
 
 
 class _LLMPlanWithVariations(_LLMPlan):
     sub_queries: list[_SubQueryWithVariations]  # type: ignore[assignment]
-
-
-HYDE_PROMPT = "질문에 답하는 법령 조문처럼 보이는 짧은 한국어 단락을 쓰세요. 설명 없이 단락만."
 
 
 def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -53,16 +41,17 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     fallback = rules_plan(question, ctx.lexicon, s.max_sub_queries)
     if ctx.extractive:
         return {"plan": fallback.model_dump()}
-    prompt = PLANNER_PROMPT.replace("{n}", str(s.query_variations)).replace("{m}", str(s.max_sub_queries))
     empty = _LLMPlanWithVariations(normalized_query=question, sub_queries=[])
     hyde_tracker = tracker.child()
     with ThreadPoolExecutor(max_workers=1) as pool:
         hyde = (
-            pool.submit(ctx.ask_text, hyde_tracker, "hyde", HYDE_PROMPT, question)
+            pool.submit(ctx.ask_text, hyde_tracker, "hyde", question)
             if s.enable_hyde and _VAGUE.match(question)
             else None
         )
-        reply, ok = ctx.ask_json(tracker, "planner", prompt, question, _LLMPlanWithVariations, empty)
+        reply, ok = ctx.ask_json(
+            tracker, "planner", question, _LLMPlanWithVariations, empty, n=s.query_variations, m=s.max_sub_queries
+        )
         passage = hyde.result() if hyde is not None else ""
     tracker.merge(hyde_tracker)
     tracker.notes.extend(["hyde"] if passage else [])

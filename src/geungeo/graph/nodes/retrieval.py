@@ -90,10 +90,10 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         reply, ok = ctx.ask_json(
             tracker,
             "rerank",
-            f'질문에 답하는 데 도움이 되는 순서로 단락 번호를 고르세요(최대 {top_k}개). JSON만: {{"order": [번호, ...]}}',
             f"질문: {question}\n\n{listing}",
             _Ranking,
             _Ranking(order=[]),
+            top_k=top_k,
         )
         picked = [pool[i] for i in dict.fromkeys(reply.order) if 0 <= i < len(pool)][:top_k]
         if ok and picked:

@@ -84,8 +84,6 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     decision, _ = ctx.ask_json(
         tracker,
         "router",
-        "질문을 분류하세요: simple(인사·잡담), history_required(이전 대화 없이는 뜻이 불완전), rag_required(문서 검색 필요). "
-        "history_required이면 대명사와 생략을 풀어 독립된 질문(standalone_question)을 쓰세요. JSON만 출력.",
         f"이전 질문:\n{convo}\n\n현재 질문: {question}",
         RouteDecision,
         RouteDecision(route="history_required" if follow_up else "rag_required"),
@@ -99,9 +97,7 @@ def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upd
     if ctx.extractive:
         emit_tokens(SIMPLE_REPLY)
         return {"answer": SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
-    text = ctx.ask_text(
-        tracker, "simple", "친절하고 짧게 답하세요. 문서 내용은 지어내지 마세요.", state["question"], SIMPLE_REPLY
-    )
+    text = ctx.ask_text(tracker, "simple", state["question"], SIMPLE_REPLY)
     emit_tokens(text or SIMPLE_REPLY)
     return {"answer": text or SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
 
