@@ -17,6 +17,7 @@ from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from geungeo.answering.generation import word_tokens
+from geungeo.answering.models import FlowStep
 from geungeo.engine import Engine
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.corrections import Corrections
@@ -150,12 +151,12 @@ def as_node(name: str, fn: NodeFn, ctx: GraphContext) -> Callable[[GraphState], 
         update = fn(state, ctx, tracker)
         if tracker.llm_failure and tracker.llm_failure != state.get("llm_failure", ""):
             update["llm_failure"] = tracker.llm_failure
-        step = {
-            "node": name,
-            "seconds": round(time.perf_counter() - started, 4),
-            "llm_calls": tracker.calls,
-            "note": "; ".join(tracker.notes),
-        }
+        step = FlowStep(
+            node=name,
+            seconds=round(time.perf_counter() - started, 4),
+            llm_calls=tracker.calls,
+            note="; ".join(tracker.notes),
+        )
         update["flow_log"] = [*state.get("flow_log", []), step]
         return update
 

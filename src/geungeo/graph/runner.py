@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from geungeo.answering.events import StreamEvent
@@ -29,7 +30,7 @@ from geungeo.graph.context import GraphContext
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.modes import Memory, answer_mode
 from geungeo.graph.nodes.grading import answer_from_state
-from geungeo.graph.state import turn_reset
+from geungeo.graph.state import STATE_MODELS, turn_reset
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
@@ -48,7 +49,8 @@ class QueryRunner:
         self.llm = get_chat_model(self.settings) if llm == "auto" else llm
         data = self.settings.data_dir
         self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
-        self.checkpointer = SqliteSaver(self._conn)
+        allowed = [(m.__module__, m.__name__) for m in STATE_MODELS]
+        self.checkpointer = SqliteSaver(self._conn, serde=JsonPlusSerializer(allowed_msgpack_modules=allowed))
         self.cache = SemanticCache(
             data / "cache" / "answers.sqlite", self.engine.embedder, self.engine.store, self.settings.cache_threshold
         )
@@ -134,15 +136,15 @@ class QueryRunner:
                     yield chunk
                     continue
                 for node, update in chunk.items():
-                    last = ((update or {}).get("flow_log") or [{}])[-1]
-                    step = FlowStep.model_validate({"seconds": 0.0, **last, "node": node})
+                    steps = (update or {}).get("flow_log") or [FlowStep(node=node, seconds=0.0)]
+                    step = steps[-1]
                     yield {"type": "node", "node": node, "seconds": step.seconds, "llm_calls": step.llm_calls, "note": step.note}
             state = graph.get_state(config).values
         finally:
             if conversation_id is None:  # a one-off question keeps no memory (its checkpoints would pile up on disk)
                 self.checkpointer.delete_thread(thread_id)
         answer = answer_from_state(state)
-        answer.flow_log = [FlowStep.model_validate(s) for s in state.get("flow_log", [])]
+        answer.flow_log = list(state.get("flow_log", []))
         answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
         answer.conversation_id = conversation_id
         answer.structured = synthesize(answer, self.settings.data_dir)

@@ -13,7 +13,18 @@ from typing import Annotated, Any, Literal, TypedDict, get_type_hints
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
 
-from geungeo.answering.models import EvidenceItem, Route
+from geungeo.answering.models import (
+    Answer,
+    Citation,
+    EvidenceItem,
+    FlowStep,
+    Grade,
+    Groundedness,
+    QueryPlan,
+    Route,
+    SubQuery,
+    Sufficiency,
+)
 
 Mode = Literal["extractive", "llm"]
 
@@ -37,31 +48,31 @@ class GraphState(TypedDict, total=False):
     # routing and planning
     route: Annotated[Route | Literal[""], PerTurn("")]
     standalone: Annotated[str, PerTurn("")]
-    plan: Annotated[dict[str, Any], PerTurn({})]  # a QueryPlan
+    plan: Annotated[QueryPlan | None, PerTurn(None)]
     structural: Annotated[dict[str, Any] | None, PerTurn(None)]  # the structural lookup the router found
     # retrieval loop
     iteration: Annotated[int, PerTurn(0)]
     queries_done: Annotated[list[str], PerTurn([])]
-    candidates: Annotated[list[dict[str, Any]], PerTurn([])]  # EvidenceItem dicts, accumulated without duplicates
-    evidence: Annotated[list[dict[str, Any]], PerTurn([])]  # reranked EvidenceItems, what generation may cite
-    sufficiency: Annotated[dict[str, Any], PerTurn({})]  # a Sufficiency
+    candidates: Annotated[list[EvidenceItem], PerTurn([])]  # accumulated without duplicates
+    evidence: Annotated[list[EvidenceItem], PerTurn([])]  # reranked and numbered: what generation may cite
+    sufficiency: Annotated[Sufficiency | None, PerTurn(None)]
     extract: Annotated[dict[str, Any] | None, PerTurn(None)]  # extractive mode: the judge's chosen sentences
     # answer
     answer: Annotated[str, PerTurn("")]
     refused: Annotated[bool, PerTurn(False)]
     mode: Annotated[Mode, PerTurn("extractive")]
-    citations: Annotated[list[dict[str, Any]], PerTurn([])]  # Citations
+    citations: Annotated[list[Citation], PerTurn([])]
     removed_citations: Annotated[int, PerTurn(0)]
-    groundedness: Annotated[dict[str, Any], PerTurn({})]  # a Groundedness
-    grade: Annotated[dict[str, Any] | None, PerTurn(None)]  # a Grade
+    groundedness: Annotated[Groundedness | None, PerTurn(None)]
+    grade: Annotated[Grade | None, PerTurn(None)]
     regenerations: Annotated[int, PerTurn(0)]
     improved: Annotated[bool, PerTurn(False)]
     suggestions: Annotated[list[str], PerTurn([])]
     warnings: Annotated[list[str], PerTurn([])]
     llm_failure: Annotated[str, PerTurn("")]  # why the chat model failed in this turn ('' while it works)
     cache_hit: Annotated[bool, PerTurn(False)]
-    cached_answer: Annotated[dict[str, Any] | None, PerTurn(None)]
-    flow_log: Annotated[list[dict[str, Any]], PerTurn([])]
+    cached_answer: Annotated[Answer | None, PerTurn(None)]
+    flow_log: Annotated[list[FlowStep], PerTurn([])]
 
 
 def turn_reset() -> dict[str, Any]:
@@ -75,6 +86,12 @@ def turn_reset() -> dict[str, Any]:
     return reset
 
 
+STATE_MODELS: tuple[type, ...] = (
+    Answer, Citation, EvidenceItem, FlowStep, Grade, Groundedness, QueryPlan, SubQuery, Sufficiency
+)
+"""The models the state holds (the checkpointer's serializer restores these, and only these, of ours)."""
+
+
 def evidence_items(state: GraphState) -> list[EvidenceItem]:
-    """The state's evidence as items."""
-    return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
+    """The evidence generation may cite."""
+    return list(state.get("evidence", []))

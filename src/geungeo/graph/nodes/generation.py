@@ -6,7 +6,6 @@ from collections.abc import Generator
 
 from geungeo.answering.extractive import Extract
 from geungeo.answering.generation import Composed, Request, compose_answer, refusal_text, validate_citations
-from geungeo.answering.models import QueryPlan
 from geungeo.graph.context import GraphContext, Tracker, Update, emit
 from geungeo.graph.state import GraphState, evidence_items
 
@@ -18,7 +17,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     done = state.get("extract")  # the judge's extraction over this same evidence
-    plan = QueryPlan.model_validate(state["plan"]) if state.get("plan") else None
+    plan = state.get("plan")
     request = Request(
         style=plan.answer_style if plan else "normal",
         strict=strict,
@@ -37,7 +36,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     update: Update = {
         "answer": composed.answer,
         "refused": composed.refused,
-        "citations": [c.model_dump() for c in composed.citations],
+        "citations": composed.citations,
         "removed_citations": composed.removed + (state.get("removed_citations", 0) if composed.mode == "llm" else 0),
         "mode": composed.mode,
     }

@@ -43,22 +43,22 @@ def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Are the answer's claims in the evidence? (LLM judge; extractive answers are quotes.)"""
     if state.get("refused"):
-        return {"groundedness": Groundedness(score=1.0, checked_by="skipped").model_dump()}
+        return {"groundedness": Groundedness(score=1.0, checked_by="skipped")}
     extractive = ctx.extractive or state.get("mode") == "extractive"
     if extractive or not ctx.settings.hallucination_check_enabled:
         checked_by = "extractive" if extractive else "skipped"
-        return {"groundedness": Groundedness(score=1.0, checked_by=checked_by).model_dump()}
+        return {"groundedness": Groundedness(score=1.0, checked_by=checked_by)}
     user = f"근거:\n{_listing(state)}\n\n답변:\n{state.get('answer', '')}"
     verdict, ok = ctx.ask_json(
         tracker, "grounding", user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
     )
     if ok:
         verdict.checked_by = "llm"
-    return {"groundedness": verdict.model_dump()}
+    return {"groundedness": verdict}
 
 
 def after_grounding(state: GraphState, ctx: GraphContext) -> Literal["regenerate", "flag", "improve", "cache_store"]:
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+    g = state.get("groundedness") or Groundedness()
     failed = g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
     if failed and ctx.settings.hallucination_on_fail == "regenerate" and state.get("regenerations", 0) < ctx.settings.max_retries:
         return "regenerate"
@@ -75,7 +75,7 @@ def regenerate(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
 
 def flag(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """A still-ungrounded answer: refuse, or keep it with a visible warning naming the unsupported claims."""
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+    g = state.get("groundedness") or Groundedness()
     question = state.get("standalone") or state["question"]
     if ctx.settings.hallucination_on_fail == "refuse":
         return {"answer": refusal_text(question, evidence_items(state)), "refused": True, "citations": []}
@@ -95,18 +95,19 @@ def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         Grade,
         Grade(completeness=1, relevance=1, clarity=1, accuracy=1),
     )
-    return {"grade": verdict.model_dump()} if ok else {}
+    return {"grade": verdict} if ok else {}
 
 
 def after_review(state: GraphState, ctx: GraphContext) -> Literal["improve", "cache_store"]:
     g = state.get("grade")
-    if g and not state.get("improved") and Grade.model_validate(g).overall < ctx.settings.answer_grade_threshold:
+    if g and not state.get("improved") and g.overall < ctx.settings.answer_grade_threshold:
         return "improve"
     return "cache_store"
 
 
 def improve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    feedback = Grade.model_validate(state["grade"]).feedback
+    grade = state.get("grade")
+    feedback = grade.feedback if grade else ""
     update = generate(state, ctx, tracker, feedback=feedback or "더 완전하고 명확하게")
     update["improved"] = True
     return update
@@ -121,7 +122,7 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     if not ctx.settings.suggestions_enabled:
         return {"suggestions": []}
     items = evidence_items(state)
-    cited = {c["chunk_id"] for c in state.get("citations", [])}
+    cited = {c.chunk_id for c in state.get("citations", [])}
     others = [i for i in items if i.chunk_id not in cited and i.article] or items
     rules = list(dict.fromkeys(f"{i.label} 내용" for i in others))[:3]  # each one a structural request
     if ctx.extractive or state.get("llm_failure") or not items:
@@ -139,7 +140,7 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Only a grounded, cited, non-refused answer is worth remembering."""
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+    g = state.get("groundedness") or Groundedness()
     if ctx.cache is None or state.get("refused") or state.get("warnings") or not state.get("citations"):
         return {}
     if g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
@@ -153,7 +154,7 @@ def answer_from_state(state: GraphState) -> Answer:
     """The Answer contract out of a finished state."""
     cached = state.get("cached_answer")
     if state.get("cache_hit") and cached:
-        answer = Answer.model_validate(cached)
+        answer = cached.model_copy(deep=True)
         answer.cache_hit = True
         answer.question = state["question"]
         answer.flow_log = []
@@ -166,10 +167,10 @@ def answer_from_state(state: GraphState) -> Answer:
         mode=state.get("mode", "extractive"),
         citations=state.get("citations", []),
         evidence=state.get("evidence", []),
-        plan=state.get("plan") or None,
-        sufficiency=state.get("sufficiency") or None,
-        groundedness=state.get("groundedness") or None,
-        grade=state.get("grade") or None,
+        plan=state.get("plan"),
+        sufficiency=state.get("sufficiency"),
+        groundedness=state.get("groundedness"),
+        grade=state.get("grade"),
         suggestions=state.get("suggestions", []),
         warnings=state.get("warnings", []),
         removed_citations=state.get("removed_citations", 0),

@@ -25,19 +25,19 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
         judged = Sufficiency(score=ex.score, verdict=verdict, missing=ex.missing, judged_by="evidence")
-        return {"sufficiency": judged.model_dump(), "extract": ex.to_state()}
+        return {"sufficiency": judged, "extract": ex.to_state()}
     listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
     fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")
     reply, _ = ctx.ask_json(tracker, "judge", f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
     reply.judged_by = "llm"
-    return {"sufficiency": reply.model_dump()}
+    return {"sufficiency": reply}
 
 
 def after_judge(state: GraphState, ctx: GraphContext) -> Literal["retrieve", "web_search", "generate"]:
     """Loop back to retrieval while evidence is insufficient, rounds remain and the judge named an aspect not yet
     searched for (a verdict without one, or an unusable verdict, would search again for nothing); else web search
     or generate."""
-    suff = Sufficiency.model_validate(state.get("sufficiency") or {})
+    suff = state.get("sufficiency") or Sufficiency()
     enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive or bool(state.get("llm_failure"))
     if not enough and state.get("iteration", 0) < ctx.settings.max_iterations and next_queries(state):
         return "retrieve"
@@ -71,7 +71,7 @@ def web_search(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
                 doc=str(r.get("url", "")),
                 text=str(r.get("content", "")),
                 origin="web",
-            ).model_dump()
+            )
         )
     tracker.notes.append(f"{len(results)} web results")
     return {"evidence": evidence, "extract": None}  # new evidence: extract again

@@ -40,7 +40,7 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     s = ctx.settings
     fallback = rules_plan(question, ctx.lexicon, s.max_sub_queries)
     if ctx.extractive:
-        return {"plan": fallback.model_dump()}
+        return {"plan": fallback}
     empty = _LLMPlanWithVariations(normalized_query=question, sub_queries=[])
     hyde_tracker = tracker.child()
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -70,4 +70,4 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         )
     if passage:
         plan.rewrites.append(passage)
-    return {"plan": plan.model_dump()}
+    return {"plan": plan}

@@ -54,7 +54,7 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
         return {"cache_hit": False}
     answer, similarity = found
     tracker.notes.append(f"hit {similarity:.3f}")
-    return {"cache_hit": True, "cached_answer": answer.model_dump()}
+    return {"cache_hit": True, "cached_answer": answer}
 
 
 def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -113,8 +113,8 @@ def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
     return {
         "answer": lookup["text"],
         "refused": not lookup["found"],
-        "evidence": [e.model_dump() for e in evidence],
-        "citations": [Citation.of(e).model_dump() for e in evidence if e.chunk_id in cited],
+        "evidence": evidence,
+        "citations": [Citation.of(e) for e in evidence if e.chunk_id in cited],
     }
 
 
