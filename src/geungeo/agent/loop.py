@@ -35,7 +35,14 @@ from pydantic import ValidationError
 
 from geungeo.agent.tools import Passage, Toolbox, ToolResult, langchain_tools
 from geungeo.answering.events import NodeEvent, StreamEvent, token_event
-from geungeo.answering.generation import Request, compose_answer, is_refusal, validate_citations, word_tokens
+from geungeo.answering.generation import (
+    Request,
+    compose_answer,
+    is_refusal,
+    llm_unavailable,
+    validate_citations,
+    word_tokens,
+)
 from geungeo.answering.models import Answer, EvidenceItem, FlowStep, QueryPlan
 from geungeo.answering.planning import rules_plan
 from geungeo.errors import GeungeoError
@@ -149,6 +156,7 @@ class Agent:
                     yield from self._fall_back(fallback, reason, started, turn, llm_failure=info.last_error or reason)
                     return
                 yield self._step(AGENT_NODE, *turn, f"{reason}: answering from what was gathered")
+                self.warnings.append(llm_unavailable(info.last_error or reason))
                 yield from self._finish(question, plan, list(self.evidence.values()), extractive=True, memory=memory)
                 return
             if not reply.tool_calls and not reply.invalid_tool_calls:
