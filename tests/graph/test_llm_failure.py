@@ -106,6 +106,7 @@ def test_failing_model_gives_the_extractive_answer_with_a_warning(data_dir: Path
     for url, paths in _serve(behaviour):
         answer = _answer(data_dir, url, llm_max_retries=1)
         _assert_extractive_with_warning(answer, extractive)
+        assert ("HTTP 500" if behaviour is _http_500 else "unexpected body") in answer.warnings[0]
         assert paths and len(paths) <= 2  # the first failing call (and its one retry); no node asks again
         assert any("skipped" in s.note for s in answer.flow_log)
 

@@ -153,10 +153,10 @@ class Agent:
             if reply is None:
                 reason = f"model call failed ({', '.join(info.errors)})"
                 if not self.evidence:
-                    yield from self._fall_back(fallback, reason, started, turn, llm_failure=info.last_error or reason)
+                    yield from self._fall_back(fallback, reason, started, turn, llm_failure=info.failure)
                     return
                 yield self._step(AGENT_NODE, *turn, f"{reason}: answering from what was gathered")
-                self.warnings.append(llm_unavailable(info.last_error or reason))
+                self.warnings.append(llm_unavailable(info.failure))
                 yield from self._finish(question, plan, list(self.evidence.values()), extractive=True, memory=memory)
                 return
             if not reply.tool_calls and not reply.invalid_tool_calls:

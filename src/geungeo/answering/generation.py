@@ -50,7 +50,7 @@ LLM_UNAVAILABLE = "LLM unavailable"
 
 def llm_unavailable(reason: str) -> str:
     """The warning an answer carries when the chat model failed and the extractive answer stands in."""
-    return f"{LLM_UNAVAILABLE}: {reason} / LLM을 사용할 수 없어 추출식 답변으로 대체했습니다: {reason}"
+    return f"{LLM_UNAVAILABLE}: {reason} / LLM을 사용할 수 없어 추출식 답변으로 대체했습니다"
 
 
 def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, list[Citation], int]:
@@ -203,12 +203,12 @@ def compose_answer(
         yield piece
     raw = "".join(parts).strip()
     if not raw:  # the model failed (or said nothing): the extractive answer stands in
-        reason = ", ".join(info.errors) or "empty reply"
+        reason = info.failure
         composed = yield from _extractive(question, evidence, lexicon, settings, request.extracted)
         composed.llm_calls = info.attempts
         composed.llm_failure = reason
         composed.warnings.append(llm_unavailable(reason))
-        composed.note = f"stream failed: {reason}; extractive answer"
+        composed.note = f"stream failed ({', '.join(info.errors) or 'empty'}): extractive answer"
         return composed
     note = f"stream {'cut short' if info.truncated else 'failed'}: {', '.join(info.errors)}" if not info.ok else ""
     text, citations, removed = validate_citations(raw, evidence)

@@ -124,7 +124,7 @@ def _account(tracker: Tracker, info: CallInfo) -> None:
     if info.fell_back:
         tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
     if info.unavailable and not tracker.llm_failure:
-        tracker.llm_failure = info.last_error or ", ".join(info.errors)
+        tracker.llm_failure = info.failure
 
 
 def emit(pieces: Iterable[str]) -> None:

@@ -77,6 +77,7 @@ class CallInfo:
     attempts: int = 0
     errors: list[str] = field(default_factory=list)
     last_error: str = ""
+    last_message: str = ""  # the last error's message alone
     seconds: float = 0.0
     fell_back: bool = False
     truncated: bool = False  # a stream failed after it had yielded text
@@ -85,6 +86,11 @@ class CallInfo:
     @property
     def ok(self) -> bool:
         return not (self.fell_back or self.truncated)
+
+    @property
+    def failure(self) -> str:
+        """Why the call failed, for a person: the last error's message (keys redacted by the provider), else the kinds."""
+        return self.last_message or ", ".join(self.errors) or "no reply"
 
     @property
     def unavailable(self) -> bool:
@@ -96,6 +102,7 @@ class CallInfo:
         kind = error_kind(exc)
         self.errors.append(kind)
         self.last_error = f"{type(exc).__name__}: {exc}"[:300]
+        self.last_message = (str(exc) or type(exc).__name__)[:300]
         return kind
 
 
