@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -29,7 +29,7 @@ from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
-Update = dict[str, Any]
+Update = GraphState  # a node returns the keys it changes
 
 
 @dataclass

@@ -36,6 +36,16 @@ class PerTurn:
     default: Any
 
 
+class StructuralHit(TypedDict):
+    """The structural lookup the router found (제N조, 제N장, 별표 …): its text and the chunks it stands on."""
+
+    kind: str
+    text: str  # the lookup's text, or why it found nothing
+    found: bool
+    chunk_ids: list[str]  # every chunk of it (the evidence)
+    cited: list[str]  # the first chunk of each cited article
+
+
 class GraphState(TypedDict, total=False):
     """Everything the nodes read and write."""
 
@@ -49,7 +59,7 @@ class GraphState(TypedDict, total=False):
     route: Annotated[Route | Literal[""], PerTurn("")]
     standalone: Annotated[str, PerTurn("")]
     plan: Annotated[QueryPlan | None, PerTurn(None)]
-    structural: Annotated[dict[str, Any] | None, PerTurn(None)]  # the structural lookup the router found
+    structural: Annotated[StructuralHit | None, PerTurn(None)]
     # retrieval loop
     iteration: Annotated[int, PerTurn(0)]
     queries_done: Annotated[list[str], PerTurn([])]

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from geungeo.answering.models import Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.state import GraphState
+from geungeo.graph.state import GraphState, StructuralHit
 from geungeo.retrieval.expansion import query_terms
 
 _GREETING = re.compile(
@@ -64,7 +64,7 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"route": "rag_required", "standalone": question}
     found = ctx.structural.answer(question)  # None unless the question is a structural request
     if found is not None:
-        lookup = {
+        lookup: StructuralHit = {
             "kind": found.kind,
             "text": found.text if found.found else found.message,
             "found": found.found,
@@ -104,7 +104,8 @@ def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upd
 
 def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """The router's structural lookup as the answer, its chunks as evidence, one citation per article."""
-    lookup = state.get("structural") or {}
+    lookup = state.get("structural")
+    assert lookup is not None, "the router found the lookup"
     chunks = ctx.engine.store.get(lookup["chunk_ids"])
     evidence = [EvidenceItem.from_chunk(n, c, 1.0, origin="structural") for n, c in enumerate(chunks, start=1)]
     cited = set(lookup["cited"]) if lookup["found"] else set()
