@@ -315,3 +315,15 @@ def test_one_answer_path_and_no_upward_imports() -> None:
         assert not any(n.startswith(("geungeo.agent", "geungeo.graph", "geungeo.interfaces")) for n in names), module
     for module, names in _imports("agent").items():
         assert not any(n.startswith("geungeo.graph.nodes") for n in names), module
+
+
+def test_answer_modes_are_registered_from_above_and_imported_on_first_use() -> None:
+    from geungeo.errors import ConfigError
+    from geungeo.graph import modes
+
+    modes.register_mode("lazy-agent", "geungeo.agent:run_agent")
+    from geungeo.agent import run_agent
+
+    assert modes.answer_mode("lazy-agent") is run_agent and modes.answer_mode("agent") is run_agent
+    with pytest.raises(ConfigError, match="not available"):
+        modes.answer_mode("oracle")

@@ -47,7 +47,8 @@ from geungeo.answering.models import Answer, EvidenceItem, FlowStep, QueryPlan
 from geungeo.answering.planning import rules_plan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
-from geungeo.graph.modes import GraphStream, Memory
+from geungeo.graph.memory import Memory
+from geungeo.graph.modes import GraphStream
 from geungeo.llm.base import invoke_message
 from geungeo.prompts import render, system_message
 from geungeo.text.language import question_language

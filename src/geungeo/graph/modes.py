@@ -1,21 +1,22 @@
 """How the runner answers in a mode other than the answer graph: an :class:`AnswerMode` registered by name.
 
-The graph does not know who answers in another mode: the composition code above it (the interfaces, or
-whoever builds a :class:`~geungeo.graph.runner.QueryRunner`) registers the implementation, e.g. the
-tool-calling agent (:mod:`geungeo.agent` registers ``agent`` when imported).
+The graph does not know who answers in another mode: the composition code above it registers the
+implementation, as an object or as ``"module:attribute"`` imported on first use (the interfaces register
+``agent`` so, keeping start-up cheap; importing :mod:`geungeo.agent` registers it too).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-
-from geungeo.answering.events import StreamEvent
 from geungeo.errors import ConfigError
-from geungeo.graph.context import GraphContext
+
+if TYPE_CHECKING:
+    from geungeo.answering.events import StreamEvent
+    from geungeo.graph.context import GraphContext
+    from geungeo.graph.memory import Memory
 
 
 class GraphStream(Protocol):
@@ -23,28 +24,6 @@ class GraphStream(Protocol):
     did, and the question's deadline, so that it does not ask a failed model again or start the clock anew."""
 
     def __call__(self, *, llm_failure: str = "", deadline: float | None = None) -> Iterator[StreamEvent]: ...
-
-
-@dataclass
-class Memory:
-    """A conversation's turns, kept in the answer graph's checkpointer so every mode's turns share one history."""
-
-    graph: Any
-    thread_id: str | None
-
-    @property
-    def _config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id}}
-
-    def history(self) -> list[BaseMessage]:
-        if not self.thread_id:
-            return []
-        return list(self.graph.get_state(self._config).values.get("history", []))
-
-    def record(self, question: str, answer: str) -> None:
-        if self.thread_id:
-            turn = {"history": [HumanMessage(question), AIMessage(answer)]}
-            self.graph.update_state(self._config, turn, as_node="remember")
 
 
 class AnswerMode(Protocol):
@@ -55,11 +34,11 @@ class AnswerMode(Protocol):
     ) -> Iterator[StreamEvent]: ...
 
 
-_MODES: dict[str, AnswerMode] = {}
+_MODES: dict[str, AnswerMode | str] = {}
 
 
-def register_mode(name: str, mode: AnswerMode) -> None:
-    """Make ``GEUNGEO_MODE=<name>`` answer with ``mode``."""
+def register_mode(name: str, mode: AnswerMode | str) -> None:
+    """Make ``GEUNGEO_MODE=<name>`` answer with ``mode`` (or the ``"module:attribute"`` it names)."""
     _MODES[name] = mode
 
 
@@ -68,4 +47,7 @@ def answer_mode(name: str) -> AnswerMode:
     mode = _MODES.get(name)
     if mode is None:
         raise ConfigError(f"answer mode '{name}' is not available (registered: {', '.join(sorted(_MODES)) or 'none'})")
+    if isinstance(mode, str):
+        module, _, attribute = mode.partition(":")
+        mode = _MODES[name] = getattr(importlib.import_module(module), attribute)
     return mode

@@ -28,7 +28,8 @@ from geungeo.graph.build import build_graph
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.context import GraphContext
 from geungeo.graph.corrections import Corrections
-from geungeo.graph.modes import Memory, answer_mode
+from geungeo.graph.memory import Memory
+from geungeo.graph.modes import answer_mode
 from geungeo.graph.nodes.grading import answer_from_state
 from geungeo.graph.state import STATE_MODELS, turn_reset
 from geungeo.llm import get_chat_model

@@ -1,3 +1,5 @@
 """User-facing interfaces (CLI now; HTTP API, web UI and MCP later), all over one Engine."""
 
-import geungeo.agent  # noqa: F401  (the composition: registers the agent answer mode with the graph's runner)
+from geungeo.graph.modes import register_mode
+
+register_mode("agent", "geungeo.agent:run_agent")  # the composition: the agent answers GEUNGEO_MODE=agent
