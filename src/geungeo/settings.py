@@ -184,6 +184,12 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(1024, ge=1, description="Most tokens one LLM reply may have.")
     llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call (for a stream: of each wait for tokens).")
     llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a failed LLM call before the node falls back.")
+    answer_deadline_s: float = Field(
+        120.0,
+        gt=0,
+        description="Overall time for one question: past it no LLM call or retry starts and the best answer so far "
+        "is returned (the extractive one when the model has not written one).",
+    )
 
     # --- HTTP API ----------------------------------------------------------
     api_keys: SecretStr = Field(

@@ -18,7 +18,9 @@ from geungeo.answering.models import REFUSAL, Answer
 from geungeo.engine import build_engine
 from geungeo.graph import runner as runner_module
 from geungeo.graph.runner import QueryRunner, run_query, stream_query
+from geungeo.llm.base import LLMError
 from geungeo.llm.openai import OpenAIChat
+from geungeo.prompts import load
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel, ToolCall, tool_calls
 from tests.fixtures import vacation_law_store
@@ -84,8 +86,9 @@ def test_search_then_answer_cites_gathered_evidence(ask: Any) -> None:
     assert "휴가보장법 제2조" in _tool_messages(llm)[0].text
     generate_prompt = next(msgs for node, msgs in llm.calls if node == "generate")[-1].text
     assert "[휴가보장법 제2조]" in generate_prompt and "[휴가보장법 제4조]" not in generate_prompt
-    system = llm.calls[0][1][0].text
-    assert system.startswith("[node:agent]") and "intent: lookup" in system
+    system = llm.calls[0][1][0]
+    assert system.name == "agent" and system.text.startswith(load("agent")[:40]) and "intent: lookup" in system.text
+    assert "[node:" not in system.text
     assert answer.plan is not None and answer.plan.intent == "lookup"
 
 
@@ -232,6 +235,26 @@ def test_answer_tool_writes_an_extractive_answer_from_named_passages(data_dir: P
     assert answer.mode == "extractive" and "90일" in answer.answer
     assert [c.label for c in answer.citations] == ["휴가보장법 제3조"]
     assert nothing.refused and nothing.answer.startswith(REFUSAL)
+
+
+def test_answer_tool_with_a_failing_model_gives_the_extractive_answer_flagged(data_dir: Path) -> None:
+    """MCP's ``answer`` shares the graph's answer path: a model that fails leaves the extractive answer, flagged."""
+    engine = build_engine(Settings(data_dir=data_dir, embed_provider="fake", llm_max_retries=0))
+    box = Toolbox(engine)
+    extractive = box.answer("출산휴가는 며칠인가요?", ["휴가보장법 제3조"], llm=None, lexicon=None)
+    failing = ScriptedChatModel({"generate": LLMError("HTTP 500", "server")})
+    answer = box.answer("출산휴가는 며칠인가요?", ["휴가보장법 제3조"], llm=failing, lexicon=None)
+    engine.close()
+    assert not answer.refused and answer.mode == "extractive" and answer.answer == extractive.answer
+    assert answer.llm_calls == 1 and failing.count("generate") == 1
+    assert len(answer.warnings) == 1 and answer.warnings[0].startswith("LLM unavailable: ")
+
+
+def test_model_failing_after_the_search_answers_extractively_with_a_warning(ask: Any) -> None:
+    llm = ScriptedChatModel({"agent": [SEARCH, LLMError("HTTP 500", "server")], "generate": GENERATED})
+    answer = ask(llm, llm_max_retries=0)
+    assert not answer.refused and answer.mode == "extractive" and llm.count("generate") == 0
+    assert any(w.startswith("LLM unavailable: ") for w in answer.warnings)
 
 
 def test_mcp_server_adapts_the_same_tools(data_dir: Path) -> None:

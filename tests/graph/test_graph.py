@@ -285,3 +285,45 @@ def test_a_one_off_question_leaves_no_checkpoint_and_a_conversation_keeps_its_me
     runner.run("연차 유급휴가는 며칠인가요?", conversation_id="keep-me")
     threads = {c.config["configurable"]["thread_id"] for c in runner.checkpointer.list(None)}
     assert "keep-me" in threads and not [t for t in threads if t.startswith("once-")]
+
+
+# --- layering ------------------------------------------------------------------------------
+
+
+def _imports(package: str) -> dict[str, set[str]]:
+    """Each module of ``geungeo.<package>`` and the geungeo modules it imports (anywhere in the file)."""
+    import ast
+
+    root = Path(__file__).parents[2] / "src" / "geungeo" / package
+    found: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+        found[str(path.relative_to(root.parent))] = {n for n in names if n.startswith("geungeo")}
+    return found
+
+
+def test_one_answer_path_and_no_upward_imports() -> None:
+    """graph never imports agent (the runner finds other modes in a registry); answering imports neither."""
+    for module, names in _imports("graph").items():
+        assert not any(n.startswith("geungeo.agent") for n in names), module
+    for module, names in _imports("answering").items():
+        assert not any(n.startswith(("geungeo.agent", "geungeo.graph", "geungeo.interfaces")) for n in names), module
+    for module, names in _imports("agent").items():
+        assert not any(n.startswith("geungeo.graph.nodes") for n in names), module
+
+
+def test_answer_modes_are_registered_from_above_and_imported_on_first_use() -> None:
+    from geungeo.errors import ConfigError
+    from geungeo.graph import modes
+
+    modes.register_mode("lazy-agent", "geungeo.agent:run_agent")
+    from geungeo.agent import run_agent
+
+    assert modes.answer_mode("lazy-agent") is run_agent and modes.answer_mode("agent") is run_agent
+    with pytest.raises(ConfigError, match="not available"):
+        modes.answer_mode("oracle")

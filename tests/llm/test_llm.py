@@ -22,7 +22,7 @@ from pydantic import BaseModel, SecretStr
 
 from geungeo.errors import ConfigError, ProviderError
 from geungeo.llm import get_chat_model
-from geungeo.llm.base import LLMError, extract_json, invoke_json, invoke_text, node_of, node_tag, stream_text
+from geungeo.llm.base import LLMError, extract_json, invoke_json, invoke_text, node_of, stream_text
 from geungeo.llm.openai import OpenAIChat
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import GARBAGE_TEXT, Garbage, ScriptedChatModel, ToolCall, tool_calls
@@ -39,7 +39,25 @@ FALLBACK = Route(route="search", confidence=0.0)
 
 
 def prompt(node: str, question: str = "연차휴가는 며칠인가요?") -> list[BaseMessage]:
-    return [SystemMessage(content=f"{node_tag(node)}\n질문을 분류하세요."), HumanMessage(content=question)]
+    return [SystemMessage(content="질문을 분류하세요.", name=node), HumanMessage(content=question)]
+
+
+# --- prompts ------------------------------------------------------------------
+
+
+def test_prompts_are_package_data_loaded_once_and_untagged() -> None:
+    from geungeo import prompts
+
+    expected = {"agent", "chunk_context", "generate", "generate_strict", "grader", "grounding", "hyde", "judge"}
+    assert expected | {"planner", "rerank", "router", "simple", "suggest"} == set(prompts.names())
+    assert all("[node:" not in prompts.load(name) and prompts.load(name).strip() for name in prompts.names())
+    assert prompts.load("judge") is prompts.load("judge")  # read once
+    rendered = prompts.render("rerank", top_k=4)
+    assert "최대 4개" in rendered and '{"order": [번호, ...]}' in rendered  # only the named placeholders are filled
+    with pytest.raises(KeyError, match="placeholder"):
+        prompts.render("hyde", lang="ko")
+    message = prompts.system_message("judge")
+    assert message.name == "judge" and message.text == prompts.load("judge") and node_of([message]) == "judge"
 
 
 # --- helpers over the scripted fake ------------------------------------------
@@ -112,6 +130,22 @@ def test_deadline_bounds_a_slow_model() -> None:
     assert text == "근거 부족" and info.errors == ["timeout"] and info.seconds < 0.4
 
 
+def test_overall_deadline_stops_retries_and_cuts_each_wait() -> None:
+    """Past the caller's deadline no attempt starts, and a wait never outlasts it (per-call timeout far longer)."""
+    model = ScriptedChatModel({"generate": "늦은 답", "router": "늦은 답"}, delay_s=2.0)
+    started = time.monotonic()
+    text, info = invoke_text(model, prompt("generate"), fallback="", retries=3, timeout_s=60, deadline=started + 0.2)
+    assert text == "" and info.attempts == 1 and info.errors == ["timeout", "deadline"] and info.unavailable
+    assert time.monotonic() - started < 1.0
+    pieces, info = stream_text(model, prompt("generate"), retries=3, timeout_s=60, deadline=time.monotonic() + 0.2)
+    assert list(pieces) == [] and info.attempts == 1 and info.errors == ["deadline"] and info.unavailable
+    _, info = invoke_json(model, prompt("router"), Route, fallback=FALLBACK, deadline=time.monotonic() - 1)
+    assert info.attempts == 0 and info.errors == ["deadline"] and info.fell_back
+    bad = ScriptedChatModel({"router": Garbage})
+    _, info = invoke_json(bad, prompt("router"), Route, fallback=FALLBACK, retries=0)
+    assert info.fell_back and not info.unavailable  # a model that replies badly is not unavailable
+
+
 def test_invoke_text_retries_empty_replies() -> None:
     model = ScriptedChatModel({"generate": ["", "  ", "연차는 15일입니다."]})
     text, info = invoke_text(model, prompt("generate"), backoff_s=0)
@@ -123,7 +157,7 @@ def test_fake_scripts_by_node_in_order_and_records_calls() -> None:
     replies = [model.invoke(prompt(n, "q")).text for n in ("planner", "planner", "planner", "judge", "hyde")]
     assert replies == ["하나", "둘", "둘", "Q", "기본"]
     assert model.count("planner") == 3 and [node for node, _ in model.calls] == ["planner"] * 3 + ["judge", "hyde"]
-    assert node_of([HumanMessage(content="[node:x]")]) == "" and node_of(prompt("grader")) == "grader"
+    assert node_of([HumanMessage(content="x", name="x")]) == "" and node_of(prompt("grader")) == "grader"
 
 
 def test_fake_replies_with_scripted_tool_calls() -> None:
@@ -259,9 +293,8 @@ def test_openai_chat_completion(server: tuple[FakeServer, str]) -> None:
     request = state.requests[0]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == f"Bearer {KEY}"
     body = request["body"]
-    assert [m["role"] for m in body["messages"]] == ["system", "user"] and body["messages"][0]["content"].startswith(
-        "[node:generate]"
-    )
+    assert body["messages"][0] == {"role": "system", "content": "질문을 분류하세요."}  # the prompt's name stays here
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert body | {"messages": None} == {
         "model": "m",
         "messages": None,

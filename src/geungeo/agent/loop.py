@@ -23,53 +23,44 @@ greetings), or the agent would have to answer with no evidence at all.
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.tool import ToolCall
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
-from geungeo.agent.tools import (
-    Passage,
-    Toolbox,
-    ToolResult,
+from geungeo.agent.tools import Passage, Toolbox, ToolResult, langchain_tools
+from geungeo.answering.events import NodeEvent, StreamEvent, token_event
+from geungeo.answering.generation import (
+    Request,
     compose_answer,
-    langchain_tools,
+    is_refusal,
+    llm_unavailable,
+    validate_citations,
+    word_tokens,
 )
-from geungeo.answering.models import REFUSAL, Answer, EvidenceItem, FlowStep, QueryPlan
+from geungeo.answering.models import Answer, EvidenceItem, FlowStep, QueryPlan
+from geungeo.answering.planning import rules_plan
 from geungeo.errors import GeungeoError
 from geungeo.graph.context import GraphContext
-from geungeo.graph.nodes.generation import validate_citations
-from geungeo.graph.nodes.planning import rules_plan
-from geungeo.llm.base import invoke_message, node_tag
+from geungeo.graph.memory import Memory
+from geungeo.graph.modes import GraphStream
+from geungeo.llm.base import invoke_message
+from geungeo.prompts import render, system_message
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
 
-StreamEvent = dict[str, Any]
-GraphStream = Callable[[], Iterator[StreamEvent]]
-
-AGENT_NODE = "agent"
+AGENT_NODE = "agent"  # its flow-log step and its prompt (prompts/agent.md)
 MAX_CALLS_PER_TURN = 5
 MAX_TOOL_CHARS = 6000
 HISTORY_TURNS = 3
 _HIT_CHARS = 900
 _AUDIENCES = {"student": "학생", "faculty": "교원", "staff": "직원"}
 
-AGENT_PROMPT = (
-    "당신은 등록된 법령·규정·문서에서 근거를 찾아 답하는 검색 에이전트입니다. 도구:\n"
-    "- search_documents: 문서 검색. 일상어보다 법령 용어로 된 검색어가 잘 찾힙니다.\n"
-    "- get_article: 특정 조문의 전문(예: regulation '근로기준법', article '제60조').\n"
-    "- get_document_outline: 문서의 장·조 구성.\n"
-    "- answer: 마무리. 답에 쓸 근거의 label(예: '근로기준법 제60조')을 context에 넣어 호출하면 인용이 달린 답이 작성됩니다.\n"
-    "규칙: 답하기 전에 반드시 도구로 근거를 찾으세요. 문서 밖의 지식으로 답하지 마세요. "
-    "도구를 부를 수 있는 차례는 최대 {steps}번입니다. 근거를 찾지 못하면 그대로 answer를 호출하세요(근거 부족으로 답합니다). "
-    "직접 답을 쓰려면 각 주장 끝에 근거의 label을 대괄호로 인용하세요(예: [근로기준법 제60조])."
-)
 
 
 def hints(question: str, plan: QueryPlan, ctx: GraphContext, filters: str | None) -> str:
@@ -104,28 +95,6 @@ def render_result(result: ToolResult) -> str:
 
 
 @dataclass
-class Memory:
-    """A conversation's turns, kept in the answer graph's checkpointer so agent and graph turns share one history."""
-
-    graph: Any
-    thread_id: str | None
-
-    @property
-    def _config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id}}
-
-    def history(self) -> list[BaseMessage]:
-        if not self.thread_id:
-            return []
-        return list(self.graph.get_state(self._config).values.get("history", []))
-
-    def record(self, question: str, answer: str) -> None:
-        if self.thread_id:
-            turn = {"history": [HumanMessage(question), AIMessage(answer)]}
-            self.graph.update_state(self._config, turn, as_node="remember")
-
-
-@dataclass
 class _AnswerRequest:
     question: str
     context: list[str]
@@ -138,10 +107,11 @@ class Agent:
         self.ctx = ctx
         self.settings = ctx.settings
         self.filters = filters
-        self.box = Toolbox(ctx.engine, structural=ctx.structural, filters=filters)
+        self.box = Toolbox(ctx.engine, filters=filters)
         self.evidence: dict[str, EvidenceItem] = {}
         self.flow: list[FlowStep] = []
         self.warnings: list[str] = []
+        self.deadline: float | None = None  # time.monotonic() after which no model call starts
         self.successful_calls = 0
         self._request: _AnswerRequest | None = None
 
@@ -152,7 +122,8 @@ class Agent:
     ) -> Iterator[StreamEvent]:
         """Node events per tool call, the answer's tokens, then ``{"type": "answer", "answer": Answer}``."""
         started = time.perf_counter()
-        plan = rules_plan(question, self.ctx, self.settings.max_sub_queries)
+        self.deadline = time.monotonic() + self.settings.answer_deadline_s
+        plan = rules_plan(question, self.ctx.lexicon, self.settings.max_sub_queries)
         llm = self.ctx.llm
         if llm is None:
             yield from self._fall_back(fallback, "no LLM configured (extractive mode)", started)
@@ -163,9 +134,9 @@ class Agent:
         except NotImplementedError:
             yield from self._fall_back(fallback, f"{type(llm).__name__} cannot call tools", started)
             return
-        system = f"{node_tag(AGENT_NODE)}\n{AGENT_PROMPT.format(steps=self.settings.agent_max_steps)}\n\n"
+        system = f"{render(AGENT_NODE, steps=self.settings.agent_max_steps)}\n\n{hints(question, plan, self.ctx, self.filters)}"
         convo: list[BaseMessage] = [
-            SystemMessage(system + hints(question, plan, self.ctx, self.filters)),
+            system_message(AGENT_NODE, system),
             *list(history)[-2 * HISTORY_TURNS :],
             HumanMessage(question),
         ]
@@ -173,15 +144,20 @@ class Agent:
         for step in range(1, self.settings.agent_max_steps + 1):
             turn_started = time.perf_counter()
             reply, info = invoke_message(
-                model, convo, retries=self.settings.llm_max_retries, timeout_s=self.settings.llm_timeout_s
+                model,
+                convo,
+                retries=self.settings.llm_max_retries,
+                timeout_s=self.settings.llm_timeout_s,
+                deadline=self.deadline,
             )
             turn = (time.perf_counter() - turn_started, info.attempts)
             if reply is None:
                 reason = f"model call failed ({', '.join(info.errors)})"
                 if not self.evidence:
-                    yield from self._fall_back(fallback, reason, started, turn)
+                    yield from self._fall_back(fallback, reason, started, turn, llm_failure=info.failure)
                     return
                 yield self._step(AGENT_NODE, *turn, f"{reason}: answering from what was gathered")
+                self.warnings.append(llm_unavailable(info.failure))
                 yield from self._finish(question, plan, list(self.evidence.values()), extractive=True, memory=memory)
                 return
             if not reply.tool_calls and not reply.invalid_tool_calls:
@@ -319,14 +295,15 @@ class Agent:
             asked = question
         started = time.perf_counter()
         llm = None if extractive else self.ctx.llm
-        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon)
+        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, Request(deadline=self.deadline))
         while True:
             try:
                 piece = next(composing)
             except StopIteration as stop:
                 composed = stop.value
                 break
-            yield {"type": "token", "text": piece}
+            yield token_event(piece)
+        self.warnings.extend(composed.warnings)
         note = f"{len(items)} passages" + (f"; {composed.note}" if composed.note else "")
         if composed.removed:
             note += f"; {composed.removed} citation(s) to nothing removed"
@@ -341,11 +318,11 @@ class Agent:
         """The model's own reply as the answer, citations validated against the evidence."""
         items = list(self.evidence.values())
         cleaned, citations, removed = validate_citations(text, items)
-        refused = REFUSAL in cleaned[:40] and not citations
+        refused = is_refusal(cleaned, citations)
         note = "answered in text" + (f"; {removed} citation(s) to nothing removed" if removed else "")
         yield self._step("reply", *turn, note)
-        for piece in re.findall(r"\S+\s*", cleaned):
-            yield {"type": "token", "text": piece}
+        for piece in word_tokens(cleaned):
+            yield token_event(piece)
         if items and not citations and not refused:
             self.warnings.append("the answer cites none of the passages found / 답변이 찾은 근거를 인용하지 않았습니다")
         answer = self._answer(question, plan, cleaned, citations, refused, "llm")
@@ -372,24 +349,30 @@ class Agent:
         yield {"type": "answer", "answer": answer}
 
     def _fall_back(
-        self, fallback: GraphStream, reason: str, started: float, turn: tuple[float, int] = (0.0, 0)
+        self,
+        fallback: GraphStream,
+        reason: str,
+        started: float,
+        turn: tuple[float, int] = (0.0, 0),
+        *,
+        llm_failure: str = "",
     ) -> Iterator[StreamEvent]:
         """The answer graph answers; the agent's steps and why come first in its flow log."""
         unlogged = max(0.0, time.perf_counter() - started - sum(s.seconds for s in self.flow))
         event = self._step(AGENT_NODE, unlogged, turn[1], f"fallback to the answer graph: {reason}")
         yield event
         before = list(self.flow)
-        for item in fallback():
+        for item in fallback(llm_failure=llm_failure, deadline=self.deadline):
             if item["type"] == "answer":
                 answer: Answer = item["answer"]
                 answer.flow_log = [*before, *answer.flow_log]
                 answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
             yield item
 
-    def _step(self, node: str, seconds: float, llm_calls: int, note: str) -> StreamEvent:
+    def _step(self, node: str, seconds: float, llm_calls: int, note: str) -> NodeEvent:
         step = FlowStep(node=node, seconds=round(seconds, 4), llm_calls=llm_calls, note=note)
         self.flow.append(step)
-        return {"type": "node", **step.model_dump()}
+        return {"type": "node", "node": step.node, "seconds": step.seconds, "llm_calls": step.llm_calls, "note": step.note}
 
 
 def run_agent(
@@ -400,6 +383,6 @@ def run_agent(
     filters: str | None = None,
     memory: Memory | None = None,
 ) -> Iterator[StreamEvent]:
-    """Stream one agent run (the entry point :class:`~geungeo.graph.runner.QueryRunner` dispatches to)."""
+    """Stream one agent run (the :class:`~geungeo.graph.modes.AnswerMode` registered as ``agent``)."""
     history = memory.history() if memory is not None else []
     yield from Agent(ctx, filters=filters).stream(question, fallback=fallback, history=history, memory=memory)

@@ -7,34 +7,29 @@ Each call returns a :class:`ToolResult`: the JSON-able payload a client sees and
 raises a :class:`~geungeo.errors.GeungeoError` whose message says why; adapters turn it into their own
 error (an MCP tool error, a tool message back to the model).
 
-``answer`` writes a cited answer from passages (:func:`compose_answer`): with a chat model, the answer
-graph's generation prompt over exactly those passages, citations validated against them; without one,
-the extractive answer.
+``answer`` writes a cited answer from passages with :func:`geungeo.answering.generation.compose_answer`, the
+answer graph's own answer path: with a chat model, the generation prompt over exactly those passages, citations
+validated against them; without one (or when it fails), the extractive answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field, field_validator
 
-from geungeo.answering.models import REFUSAL, Answer, Citation, EvidenceItem, Origin
+from geungeo.answering.generation import compose_answer, drain
+from geungeo.answering.models import Answer, EvidenceItem, Origin
 from geungeo.engine import Engine
 from geungeo.errors import GeungeoError
-from geungeo.graph.nodes.generation import GENERATE_PROMPT, refusal_text, validate_citations
-from geungeo.graph.nodes.judging import extract_evidence
-from geungeo.llm.base import node_tag, stream_text
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.retrieval.filters import Filter, combine, parse_filter
 from geungeo.retrieval.structural import StructuralAnswer, StructuralLookup
-from geungeo.settings import Settings
-from geungeo.text.language import question_language
 from geungeo.types import Chunk
 
 MAX_TOP_K = 200
@@ -148,11 +143,9 @@ class Toolbox:
         self,
         engine: Engine | Callable[[], Engine],
         *,
-        structural: StructuralLookup | None = None,
         filters: str | None = None,
     ) -> None:
         self._engine = engine
-        self._structural = structural
         self._scope: Filter | None = parse_filter(filters) if filters else None
 
     @property
@@ -163,9 +156,7 @@ class Toolbox:
 
     @property
     def structural(self) -> StructuralLookup:
-        if self._structural is None:
-            self._structural = StructuralLookup(self.engine.store, self.engine.retriever.documents)
-        return self._structural
+        return self.engine.structural
 
     def search_documents(self, query: str, top_k: int = 5, filters: str | None = None) -> ToolResult:
         """Hybrid search; hits as payload and passages."""
@@ -233,95 +224,6 @@ def _structural_payload(found: StructuralAnswer) -> dict[str, Any]:
 def evidence_items(passages: Sequence[Passage]) -> list[EvidenceItem]:
     """Passages as numbered evidence items (the form citations are validated against)."""
     return [EvidenceItem.from_chunk(n, p.chunk, p.score, p.origin) for n, p in enumerate(passages, start=1)]
-
-
-# --- answer composition --------------------------------------------------------------------------
-
-
-@dataclass
-class Composed:
-    """A composed answer: text, validated citations and what it took."""
-
-    answer: str
-    citations: list[Citation]
-    refused: bool
-    mode: Literal["extractive", "llm"]
-    removed: int = 0
-    llm_calls: int = 0
-    note: str = ""
-
-    def to_answer(self, question: str, evidence: list[EvidenceItem]) -> Answer:
-        return Answer(
-            question=question,
-            answer=self.answer,
-            refused=self.refused,
-            mode=self.mode,
-            citations=self.citations,
-            evidence=evidence,
-            removed_citations=self.removed,
-            llm_calls=self.llm_calls,
-        )
-
-
-def compose_answer(
-    question: str,
-    evidence: list[EvidenceItem],
-    llm: BaseChatModel | None,
-    settings: Settings,
-    lexicon: Lexicon | None,
-    *,
-    node: str = "generate",
-) -> Generator[str, None, Composed]:
-    """Yield the answer's text pieces as they come; return the :class:`Composed` answer.
-
-    With a chat model: the generation prompt of the answer graph over ``evidence`` (tagged ``node``).
-    Without: the extractive answer, or 근거 부족 when the evidence does not support one.
-    """
-    if not evidence:
-        text = refusal_text(question, evidence)
-        yield text
-        return Composed(text, [], True, "llm" if llm is not None else "extractive", note="no passages")
-    if llm is None:
-        ex = extract_evidence(question, evidence, lexicon, settings)
-        if not ex.answers(settings.min_evidence_score):
-            text = refusal_text(question, evidence, ex.missing)
-            yield text
-            return Composed(text, [], True, "extractive", note=f"evidence score {ex.score:.2f}")
-        lead = "Relevant provisions (quoted from the documents):" if question_language(question) == "en" else "문서에 따르면:"
-        rendered = ex.render(lead)
-        yield rendered
-        text, citations, removed = validate_citations(rendered, evidence)
-        return Composed(text, citations, False, "extractive", removed)
-    lang = "영어로 답하세요." if question_language(question) == "en" else "한국어로 답하세요."
-    listing = "\n\n".join(f"[{i.label}]\n{i.text}" for i in evidence)
-    messages = [
-        SystemMessage(f"{node_tag(node)}\n{GENERATE_PROMPT.format(lang=lang, style='')}"),
-        HumanMessage(f"질문: {question}\n\n근거:\n{listing}"),
-    ]
-    pieces, info = stream_text(llm, messages, retries=settings.llm_max_retries, timeout_s=settings.llm_timeout_s)
-    parts: list[str] = []
-    for piece in pieces:
-        parts.append(piece)
-        yield piece
-    note = f"stream {'cut short' if info.truncated else 'failed'}: {', '.join(info.errors)}" if not info.ok else ""
-    raw = "".join(parts).strip()
-    if not raw:
-        text = refusal_text(question, evidence)
-        yield text
-        return Composed(text, [], True, "llm", llm_calls=info.attempts, note=note or "empty reply: refusing")
-    text, citations, removed = validate_citations(raw, evidence)
-    refused = REFUSAL in text[:40] and not citations
-    return Composed(text, citations, refused, "llm", removed, info.attempts, note)
-
-
-def drain(pieces: Generator[str, None, Composed]) -> Composed:
-    """Run a composition to its end without streaming; its result."""
-    while True:
-        try:
-            next(pieces)
-        except StopIteration as stop:
-            result: Composed = stop.value
-            return result
 
 
 # --- langchain tools -----------------------------------------------------------------------------

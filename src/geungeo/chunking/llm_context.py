@@ -14,18 +14,15 @@ import threading
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage
 
-from geungeo.llm.base import invoke_text, node_tag
+from geungeo.llm.base import invoke_text
+from geungeo.prompts import system_message
 from geungeo.text.normalize import content_hash
 from geungeo.types import Chunk
 
 META_KEY = "context_summary"
 MAX_CHARS = 160
-PROMPT = (
-    "아래 단락이 문서 안에서 어디에 있고 무엇을 다루는지 한 문장(80자 이내)으로 쓰세요. "
-    "검색에 도움이 되도록 문서 이름과 주제를 넣고, 문장만 답하세요."
-)
 
 
 class ChunkSummarizer:
@@ -51,7 +48,7 @@ class ChunkSummarizer:
 
     def _ask(self, chunk: Chunk, key: str) -> str:
         messages = [
-            SystemMessage(f"{node_tag('chunk_context')}\n{PROMPT}"),
+            system_message("chunk_context"),
             HumanMessage(f"문서: {chunk.meta.get('doc') or ''}\n위치: {chunk.header}\n\n{chunk.text[:1500]}"),
         ]
         text, info = invoke_text(self.llm, messages, timeout_s=self.timeout_s)

@@ -17,7 +17,7 @@ cache ─hit──────────────────────�
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
@@ -51,7 +51,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
     for name, fn in nodes.items():
         g.add_node(name, as_node(name, fn, ctx))  # type: ignore[call-overload]
     g.add_edge(START, "cache_lookup")
-    g.add_conditional_edges("cache_lookup", lambda s: "remember" if s.get("cache_hit") else "router")
+    g.add_conditional_edges("cache_lookup", _after_cache)
     g.add_conditional_edges("router", _route)
     for a, b in [
         ("simple_answer", "remember"),
@@ -74,5 +74,14 @@ def build_graph(ctx: GraphContext, checkpointer: Any = None) -> Any:
     return g.compile(checkpointer=checkpointer)
 
 
-def _route(state: GraphState) -> str:
-    return {"simple": "simple_answer", "structural": "structural"}.get(state.get("route", ""), "planner")
+def _after_cache(state: GraphState) -> Literal["remember", "router"]:
+    return "remember" if state.get("cache_hit") else "router"
+
+
+def _route(state: GraphState) -> Literal["simple_answer", "structural", "planner"]:
+    route = state.get("route", "")
+    if route == "simple":
+        return "simple_answer"
+    if route == "structural":
+        return "structural"
+    return "planner"

@@ -6,36 +6,58 @@ that nodes themselves only do their work.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
+from geungeo.answering.generation import word_tokens
+from geungeo.answering.models import FlowStep
 from geungeo.engine import Engine
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.state import GraphState
-from geungeo.llm.base import CallInfo, invoke_json, invoke_text, node_tag, stream_text
+from geungeo.llm.base import CallInfo, invoke_json, invoke_text
+from geungeo.prompts import render, system_message
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
-Update = dict[str, Any]
+Update = GraphState  # a node returns the keys it changes
 
 
 @dataclass
 class Tracker:
-    """LLM calls and notes of one node run."""
+    """LLM calls and notes of one node run, with the question's deadline and whether its chat model failed."""
 
     calls: int = 0
     notes: list[str] = field(default_factory=list)
+    deadline: float | None = None  # time.monotonic() after which no LLM call starts
+    llm_failure: str = ""  # why the chat model failed in this question ('' while it works)
+
+    def child(self) -> Tracker:
+        """A tracker for work run beside this one (same deadline and failure), merged back by :meth:`merge`."""
+        return Tracker(deadline=self.deadline, llm_failure=self.llm_failure)
+
+    def merge(self, other: Tracker) -> None:
+        self.calls += other.calls
+        self.notes.extend(other.notes)
+        self.llm_failure = self.llm_failure or other.llm_failure
+
+    def llm_usable(self) -> bool:
+        """May a chat-model call start (the model has not failed and the deadline has not passed)?"""
+        if self.llm_failure:
+            return False
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.llm_failure = "the answer deadline passed"
+            return False
+        return True
 
 
 @dataclass
@@ -54,47 +76,46 @@ class GraphContext:
     def extractive(self) -> bool:
         return self.llm is None
 
-    def messages(self, node: str, system: str, user: str) -> list[BaseMessage]:
-        return [SystemMessage(f"{node_tag(node)}\n{system}"), HumanMessage(user)]
+    def messages(self, prompt: str, user: str, **values: object) -> list[BaseMessage]:
+        """Prompt ``prompt`` (:mod:`geungeo.prompts`, its placeholders filled from ``values``) and the user's text."""
+        return [system_message(prompt, render(prompt, **values)), HumanMessage(user)]
 
-    def ask_json(self, tracker: Tracker, node: str, system: str, user: str, schema: type[M], fallback: M) -> tuple[M, bool]:
-        """A validated structured reply, or ``fallback`` (and False) when the model cannot give one."""
+    def ask_json(
+        self, tracker: Tracker, prompt: str, user: str, schema: type[M], fallback: M, **values: object
+    ) -> tuple[M, bool]:
+        """A validated structured reply to prompt ``prompt``, or ``fallback`` (and False) when the model cannot give one."""
         assert self.llm is not None
+        if not tracker.llm_usable():
+            tracker.notes.append(f"skipped: {tracker.llm_failure}")
+            return fallback, False
         result, info = invoke_json(
             self.llm,
-            self.messages(node, system, user),
+            self.messages(prompt, user, **values),
             schema,
             retries=self.settings.llm_max_retries,
             timeout_s=self.settings.llm_timeout_s,
             fallback=fallback,
+            deadline=tracker.deadline,
         )
         _account(tracker, info)
         return result, not info.fell_back
 
-    def ask_text(self, tracker: Tracker, node: str, system: str, user: str, fallback: str = "") -> str:
+    def ask_text(self, tracker: Tracker, prompt: str, user: str, fallback: str = "", **values: object) -> str:
+        """The model's text reply to prompt ``prompt``, or ``fallback``."""
         assert self.llm is not None
+        if not tracker.llm_usable():
+            tracker.notes.append(f"skipped: {tracker.llm_failure}")
+            return fallback
         text, info = invoke_text(
             self.llm,
-            self.messages(node, system, user),
+            self.messages(prompt, user, **values),
             retries=self.settings.llm_max_retries,
             timeout_s=self.settings.llm_timeout_s,
             fallback=fallback,
+            deadline=tracker.deadline,
         )
         _account(tracker, info)
         return text
-
-    def stream(self, tracker: Tracker, node: str, system: str, user: str) -> Iterator[str]:
-        assert self.llm is not None
-        pieces, info = stream_text(
-            self.llm,
-            self.messages(node, system, user),
-            retries=self.settings.llm_max_retries,
-            timeout_s=self.settings.llm_timeout_s,
-        )
-        yield from pieces
-        tracker.calls += info.attempts
-        if info.fell_back or info.truncated:
-            tracker.notes.append(f"stream {'cut short' if info.truncated else 'failed'}: {', '.join(info.errors)}")
 
 
 def _account(tracker: Tracker, info: CallInfo) -> None:
@@ -102,13 +123,20 @@ def _account(tracker: Tracker, info: CallInfo) -> None:
     tracker.calls += info.attempts
     if info.fell_back:
         tracker.notes.append(f"fallback: {', '.join(info.errors) or 'no usable reply'}")
+    if info.unavailable and not tracker.llm_failure:
+        tracker.llm_failure = info.failure
+
+
+def emit(pieces: Iterable[str]) -> None:
+    """Stream answer text pieces as token events."""
+    writer = get_stream_writer()
+    for piece in pieces:
+        writer({"type": "token", "text": piece})
 
 
 def emit_tokens(text: str) -> None:
     """Stream a text produced all at once (extractive, structural, canned) as word tokens."""
-    writer = get_stream_writer()
-    for piece in re.findall(r"\S+\s*", text):
-        writer({"type": "token", "text": piece})
+    emit(word_tokens(text))
 
 
 NodeFn = Callable[[GraphState, GraphContext, Tracker], Update]
@@ -118,15 +146,17 @@ def as_node(name: str, fn: NodeFn, ctx: GraphContext) -> Callable[[GraphState], 
     """A LangGraph node: runs ``fn`` and appends its flow step (seconds, LLM calls, notes)."""
 
     def run(state: GraphState) -> Update:
-        tracker = Tracker()
+        tracker = Tracker(deadline=state.get("deadline"), llm_failure=state.get("llm_failure", ""))
         started = time.perf_counter()
         update = fn(state, ctx, tracker)
-        step = {
-            "node": name,
-            "seconds": round(time.perf_counter() - started, 4),
-            "llm_calls": tracker.calls,
-            "note": "; ".join(tracker.notes),
-        }
+        if tracker.llm_failure and tracker.llm_failure != state.get("llm_failure", ""):
+            update["llm_failure"] = tracker.llm_failure
+        step = FlowStep(
+            node=name,
+            seconds=round(time.perf_counter() - started, 4),
+            llm_calls=tracker.calls,
+            note="; ".join(tracker.notes),
+        )
         update["flow_log"] = [*state.get("flow_log", []), step]
         return update
 

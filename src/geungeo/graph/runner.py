@@ -9,14 +9,18 @@ from __future__ import annotations
 import functools
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from geungeo.answering.events import StreamEvent
+from geungeo.answering.generation import LLM_UNAVAILABLE
 from geungeo.answering.models import Answer, FlowStep
 from geungeo.answering.synthesis import synthesize
 from geungeo.engine import Engine, build_engine
@@ -24,43 +28,16 @@ from geungeo.graph.build import build_graph
 from geungeo.graph.cache import SemanticCache
 from geungeo.graph.context import GraphContext
 from geungeo.graph.corrections import Corrections
+from geungeo.graph.memory import Memory
+from geungeo.graph.modes import answer_mode
 from geungeo.graph.nodes.grading import answer_from_state
+from geungeo.graph.state import STATE_MODELS, turn_reset
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
-from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
 
-StreamEvent = dict[str, Any]
-"""``{"type": "node", "node", "seconds", "llm_calls", "note"}``, ``{"type": "token", "text"}``,
-``{"type": "answer", "answer"}``."""
-
-_TURN_RESET: dict[str, Any] = {
-    "route": "",
-    "structural": None,
-    "standalone": "",
-    "plan": {},
-    "iteration": 0,
-    "queries_done": [],
-    "candidates": [],
-    "evidence": [],
-    "sufficiency": {},
-    "extract": None,
-    "answer": "",
-    "refused": False,
-    "mode": "extractive",
-    "citations": [],
-    "removed_citations": 0,
-    "groundedness": {},
-    "grade": None,
-    "regenerations": 0,
-    "improved": False,
-    "suggestions": [],
-    "warnings": [],
-    "cache_hit": False,
-    "cached_answer": None,
-    "flow_log": [],
-}
+__all__ = ["QueryRunner", "StreamEvent", "default_runner", "run_query", "stream_query"]
 
 
 class QueryRunner:
@@ -72,7 +49,8 @@ class QueryRunner:
         self.llm = get_chat_model(self.settings) if llm == "auto" else llm
         data = self.settings.data_dir
         self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
-        self.checkpointer = SqliteSaver(self._conn)
+        allowed = [(m.__module__, m.__name__) for m in STATE_MODELS]
+        self.checkpointer = SqliteSaver(self._conn, serde=JsonPlusSerializer(allowed_msgpack_modules=allowed))
         self.cache = SemanticCache(
             data / "cache" / "answers.sqlite", self.engine.embedder, self.engine.store, self.settings.cache_threshold
         )
@@ -87,7 +65,7 @@ class QueryRunner:
             settings=settings,
             llm=self.llm if not isinstance(self.llm, str) else None,
             lexicon=settings_lexicon(settings),
-            structural=StructuralLookup(self.engine.store, self.engine.retriever.documents),
+            structural=self.engine.structural,
             cache=self.cache if settings.cache_enabled else None,
             corrections=self.corrections if settings.corrections_enabled else None,
         )
@@ -98,58 +76,79 @@ class QueryRunner:
         settings = self.settings.model_copy(update=overrides)
         return build_graph(self._context(settings), self.checkpointer)
 
-    def _input(self, question: str, filters: str | None) -> dict[str, Any]:
-        q = check_query(question, self.settings.max_query_chars)
-        return {**_TURN_RESET, "question": q, "filters": filters, "history": [HumanMessage(q)]}
+    def _input(
+        self, question: str, filters: str | None, settings: Settings, llm_failure: str, deadline: float | None
+    ) -> dict[str, Any]:
+        q = check_query(question, settings.max_query_chars)
+        return {
+            **turn_reset(),
+            "question": q,
+            "filters": filters,
+            "history": [HumanMessage(q)],
+            "deadline": deadline if deadline is not None else time.monotonic() + settings.answer_deadline_s,
+            "llm_failure": llm_failure,
+        }
 
     def stream(
         self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
     ) -> Iterator[StreamEvent]:
         """Node events and answer tokens as they happen, then ``{"type": "answer", "answer": Answer}``.
 
-        The ``mode`` setting (or override) picks the answer graph or the tool-calling agent
-        (:mod:`geungeo.agent`), which falls back to the graph when its model cannot call tools.
+        The ``mode`` setting (or override) picks the answer graph or a registered :class:`AnswerMode`
+        (``agent``: the tool-calling agent, which falls back to the graph when its model cannot call tools).
         """
         settings = self.settings.model_copy(update=overrides) if overrides else self.settings
-        if settings.mode != "agent":
+        if settings.mode == "graph":
             yield from self._graph_stream(question, conversation_id=conversation_id, filters=filters, **overrides)
             return
-        from geungeo.agent.loop import Memory, run_agent
-
+        mode = answer_mode(settings.mode)
         q = check_query(question, settings.max_query_chars)
         graph_overrides = {k: v for k, v in overrides.items() if k not in ("mode", "agent_max_steps")}
         fallback = functools.partial(self._graph_stream, q, conversation_id=conversation_id, filters=filters, **graph_overrides)
         memory = Memory(self.graph, conversation_id)
-        for event in run_agent(self._context(settings), q, fallback=fallback, filters=filters, memory=memory):
+        for event in mode(self._context(settings), q, fallback=fallback, filters=filters, memory=memory):
             if event["type"] == "answer":
                 event["answer"].conversation_id = conversation_id
                 event["answer"].structured = synthesize(event["answer"], self.settings.data_dir)
+                _flag_llm_failure(event["answer"])
             yield event
 
     def _graph_stream(
-        self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any
+        self,
+        question: str,
+        *,
+        conversation_id: str | None = None,
+        filters: str | None = None,
+        llm_failure: str = "",
+        deadline: float | None = None,
+        **overrides: Any,
     ) -> Iterator[StreamEvent]:
-        """The answer graph's events for one question."""
+        """The answer graph's events for one question (``llm_failure``, ``deadline``: carried over from a mode
+        that falls back to the graph, so that a failed model is not asked again and the deadline stays)."""
         graph = self._graph_for(overrides)
+        settings = self.settings.model_copy(update=overrides) if overrides else self.settings
         thread_id = conversation_id or f"once-{uuid.uuid4().hex}"
         config = {"configurable": {"thread_id": thread_id}}
+        turn = self._input(question, filters, settings, llm_failure, deadline)
         try:
-            for mode, chunk in graph.stream(self._input(question, filters), config, stream_mode=["updates", "custom"]):
+            for mode, chunk in graph.stream(turn, config, stream_mode=["updates", "custom"]):
                 if mode == "custom":
                     yield chunk
                     continue
                 for node, update in chunk.items():
-                    steps = (update or {}).get("flow_log") or [{}]
-                    yield {"type": "node", "node": node, **{k: v for k, v in steps[-1].items() if k != "node"}}
+                    steps = (update or {}).get("flow_log") or [FlowStep(node=node, seconds=0.0)]
+                    step = steps[-1]
+                    yield {"type": "node", "node": node, "seconds": step.seconds, "llm_calls": step.llm_calls, "note": step.note}
             state = graph.get_state(config).values
         finally:
             if conversation_id is None:  # a one-off question keeps no memory (its checkpoints would pile up on disk)
                 self.checkpointer.delete_thread(thread_id)
         answer = answer_from_state(state)
-        answer.flow_log = [FlowStep.model_validate(s) for s in state.get("flow_log", [])]
+        answer.flow_log = list(state.get("flow_log", []))
         answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
         answer.conversation_id = conversation_id
         answer.structured = synthesize(answer, self.settings.data_dir)
+        _flag_llm_failure(answer)
         yield {"type": "answer", "answer": answer}
 
     def run(self, question: str, *, conversation_id: str | None = None, filters: str | None = None, **overrides: Any) -> Answer:
@@ -173,6 +172,13 @@ class QueryRunner:
         self.cache.close()
         self._conn.close()
         self.engine.close()
+
+
+def _flag_llm_failure(answer: Answer) -> None:
+    """An answer written without the chat model that failed says so in its structured warnings too."""
+    failed = [w for w in answer.warnings if w.startswith(LLM_UNAVAILABLE)]
+    if failed:
+        answer.structured.warnings = [*failed, *answer.structured.warnings]
 
 
 _default: QueryRunner | None = None

@@ -1,45 +1,107 @@
-"""The LangGraph state of one question (and, through the checkpointer, of a conversation)."""
+"""The LangGraph state of one question (and, through the checkpointer, of a conversation).
+
+Every key this turn's run starts afresh is declared ``Annotated[T, PerTurn(default)]``; the runner's
+per-turn reset (:func:`turn_reset`) is read from these declarations, so a new key cannot be forgotten there.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+import copy
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict, get_type_hints
 
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
 
+from geungeo.answering.models import (
+    Answer,
+    Citation,
+    EvidenceItem,
+    FlowStep,
+    Grade,
+    Groundedness,
+    QueryPlan,
+    Route,
+    SubQuery,
+    Sufficiency,
+)
+
+Mode = Literal["extractive", "llm"]
+
+
+@dataclass(frozen=True)
+class PerTurn:
+    """Marks a state key reset to ``default`` (copied) at the start of each turn."""
+
+    default: Any
+
+
+class StructuralHit(TypedDict):
+    """The structural lookup the router found (제N조, 제N장, 별표 …): its text and the chunks it stands on."""
+
+    kind: str
+    text: str  # the lookup's text, or why it found nothing
+    found: bool
+    chunk_ids: list[str]  # every chunk of it (the evidence)
+    cited: list[str]  # the first chunk of each cited article
+
 
 class GraphState(TypedDict, total=False):
-    """Everything the nodes read and write. Per-turn keys are reset by the runner at each turn."""
+    """Everything the nodes read and write."""
 
     # conversation (kept across turns by the checkpointer)
     history: Annotated[list[BaseMessage], add_messages]
     # this turn's input
     question: str
     filters: str | None
+    deadline: Annotated[float | None, PerTurn(None)]  # time.monotonic() after which no LLM call starts
     # routing and planning
-    route: str
-    standalone: str
-    plan: dict[str, Any]
-    structural: dict[str, Any] | None  # the structural lookup the router found
+    route: Annotated[Route | Literal[""], PerTurn("")]
+    standalone: Annotated[str, PerTurn("")]
+    plan: Annotated[QueryPlan | None, PerTurn(None)]
+    structural: Annotated[StructuralHit | None, PerTurn(None)]
     # retrieval loop
-    iteration: int
-    queries_done: list[str]
-    candidates: list[dict[str, Any]]  # EvidenceItem dicts, accumulated without duplicates
-    evidence: list[dict[str, Any]]  # reranked, what generation may cite
-    sufficiency: dict[str, Any]
-    extract: dict[str, Any] | None  # extractive mode: the judge's chosen sentences, reused by generation
+    iteration: Annotated[int, PerTurn(0)]
+    queries_done: Annotated[list[str], PerTurn([])]
+    candidates: Annotated[list[EvidenceItem], PerTurn([])]  # accumulated without duplicates
+    evidence: Annotated[list[EvidenceItem], PerTurn([])]  # reranked and numbered: what generation may cite
+    sufficiency: Annotated[Sufficiency | None, PerTurn(None)]
+    extract: Annotated[dict[str, Any] | None, PerTurn(None)]  # extractive mode: the judge's chosen sentences
     # answer
-    answer: str
-    refused: bool
-    mode: str
-    citations: list[dict[str, Any]]
-    removed_citations: int
-    groundedness: dict[str, Any]
-    grade: dict[str, Any]
-    regenerations: int
-    improved: bool
-    suggestions: list[str]
-    warnings: list[str]
-    cache_hit: bool
-    cached_answer: dict[str, Any] | None
-    flow_log: list[dict[str, Any]]
+    answer: Annotated[str, PerTurn("")]
+    refused: Annotated[bool, PerTurn(False)]
+    mode: Annotated[Mode, PerTurn("extractive")]
+    citations: Annotated[list[Citation], PerTurn([])]
+    removed_citations: Annotated[int, PerTurn(0)]
+    groundedness: Annotated[Groundedness | None, PerTurn(None)]
+    grade: Annotated[Grade | None, PerTurn(None)]
+    regenerations: Annotated[int, PerTurn(0)]
+    improved: Annotated[bool, PerTurn(False)]
+    suggestions: Annotated[list[str], PerTurn([])]
+    warnings: Annotated[list[str], PerTurn([])]
+    llm_failure: Annotated[str, PerTurn("")]  # why the chat model failed in this turn ('' while it works)
+    cache_hit: Annotated[bool, PerTurn(False)]
+    cached_answer: Annotated[Answer | None, PerTurn(None)]
+    flow_log: Annotated[list[FlowStep], PerTurn([])]
+
+
+def turn_reset() -> dict[str, Any]:
+    """Every per-turn key at its declared default (fresh copies)."""
+    hints = get_type_hints(GraphState, include_extras=True)
+    reset: dict[str, Any] = {}
+    for key, hint in hints.items():
+        marks = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, PerTurn)]
+        if marks:
+            reset[key] = copy.deepcopy(marks[0].default)
+    return reset
+
+
+STATE_MODELS: tuple[type, ...] = (
+    Answer, Citation, EvidenceItem, FlowStep, Grade, Groundedness, QueryPlan, SubQuery, Sufficiency
+)
+"""The models the state holds (the checkpointer's serializer restores these, and only these, of ours)."""
+
+
+def evidence_items(state: GraphState) -> list[EvidenceItem]:
+    """The evidence generation may cite."""
+    return list(state.get("evidence", []))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from geungeo.errors import ConfigError
-from geungeo.llm.base import CallInfo, LLMError, invoke_json, invoke_text, node_of, node_tag, stream_text
+from geungeo.llm.base import CallInfo, LLMError, invoke_json, invoke_text, node_of, stream_text
 from geungeo.settings import Settings
 
 Factory = Callable[[Settings], BaseChatModel]
@@ -70,6 +70,5 @@ __all__ = [
     "invoke_json",
     "invoke_text",
     "node_of",
-    "node_tag",
     "stream_text",
 ]

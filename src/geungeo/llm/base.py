@@ -5,8 +5,8 @@ tool-calling turns, :func:`invoke_message`) bound each attempt by a deadline, re
 backoff and, after the last one, hand back the caller's fallback instead of raising. Each reports what
 happened in a :class:`CallInfo`.
 
-Every graph prompt's system message starts with :func:`node_tag` so logs, traces and the scripted
-test model can tell which node a call belongs to.
+A prompt's system message carries the prompt's name (:func:`geungeo.prompts.system_message`), read back by
+:func:`node_of`, so logs, call records and the scripted test model can tell which prompt a call is.
 """
 
 from __future__ import annotations
@@ -33,22 +33,15 @@ from geungeo.errors import ProviderError
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
-_TAG = re.compile(r"\[node:([\w-]+)\]")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 _END = object()
 
 
-def node_tag(name: str) -> str:
-    """The line every graph prompt's system message starts with: ``[node:<name>]``."""
-    return f"[node:{name}]"
-
-
 def node_of(messages: Sequence[BaseMessage]) -> str:
-    """The node a prompt belongs to, read from the tag opening its system message ('' if untagged)."""
+    """The prompt a call is, read from its system message's ``name`` ('' if it has none)."""
     for message in messages:
         if isinstance(message, SystemMessage):
-            match = _TAG.match(message.text.lstrip())
-            return match.group(1) if match else ""
+            return message.name or ""
     return ""
 
 
@@ -58,6 +51,13 @@ class LLMError(ProviderError):
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class DeadlineExceeded(TimeoutError):
+    """The caller's overall deadline passed: no further attempt starts."""
+
+    def __init__(self) -> None:
+        super().__init__("the answer deadline passed")
 
 
 class _BadOutput(Exception):
@@ -77,18 +77,32 @@ class CallInfo:
     attempts: int = 0
     errors: list[str] = field(default_factory=list)
     last_error: str = ""
+    last_message: str = ""  # the last error's message alone
     seconds: float = 0.0
     fell_back: bool = False
     truncated: bool = False  # a stream failed after it had yielded text
+    model_failed: bool = False  # the last failure was the model's (error, timeout, deadline), not a bad reply
 
     @property
     def ok(self) -> bool:
         return not (self.fell_back or self.truncated)
 
+    @property
+    def failure(self) -> str:
+        """Why the call failed, for a person: the last error's message (keys redacted by the provider), else the kinds."""
+        return self.last_message or ", ".join(self.errors) or "no reply"
+
+    @property
+    def unavailable(self) -> bool:
+        """Every attempt failed and the last one because the model could not be reached or did not reply."""
+        return self.fell_back and self.model_failed
+
     def _record(self, exc: Exception) -> str:
+        self.model_failed = not isinstance(exc, _BadOutput)
         kind = error_kind(exc)
         self.errors.append(kind)
         self.last_error = f"{type(exc).__name__}: {exc}"[:300]
+        self.last_message = (str(exc) or type(exc).__name__)[:300]
         return kind
 
 
@@ -96,6 +110,8 @@ def error_kind(exc: BaseException) -> str:
     """Classify a failure: timeout, rate_limit, server, connection, rejected, provider, invalid_json, ... or error."""
     if isinstance(exc, LLMError | _BadOutput):
         return exc.kind
+    if isinstance(exc, DeadlineExceeded):
+        return "deadline"
     if isinstance(exc, TimeoutError):
         return "timeout"
     text = str(exc).lower()
@@ -140,6 +156,7 @@ def invoke_json(
     retries: int = 2,
     timeout_s: float | None = None,
     backoff_s: float = 0.5,
+    deadline: float | None = None,
 ) -> tuple[T, CallInfo]:
     """Ask for one JSON object matching ``schema``; after an unusable reply the model is told what was wrong."""
     fields = ", ".join(schema.model_fields)
@@ -151,7 +168,9 @@ def invoke_json(
         )
         return [*messages, AIMessage(content=bad.raw[:2000]), HumanMessage(content=note)]
 
-    value, info = _attempts(model, messages, lambda m: parse_json(m.text, schema), correct, retries, timeout_s, backoff_s)
+    value, info = _attempts(
+        model, messages, lambda m: parse_json(m.text, schema), correct, retries, timeout_s, backoff_s, deadline
+    )
     return (fallback if value is None else value), info
 
 
@@ -163,9 +182,10 @@ def invoke_text(
     retries: int = 2,
     timeout_s: float | None = None,
     backoff_s: float = 0.5,
+    deadline: float | None = None,
 ) -> tuple[str, CallInfo]:
     """Ask for plain text; an empty reply counts as a failure."""
-    value, info = _attempts(model, messages, lambda m: _non_empty(m.text), None, retries, timeout_s, backoff_s)
+    value, info = _attempts(model, messages, lambda m: _non_empty(m.text), None, retries, timeout_s, backoff_s, deadline)
     return (fallback if value is None else value), info
 
 
@@ -176,12 +196,13 @@ def invoke_message(
     retries: int = 2,
     timeout_s: float | None = None,
     backoff_s: float = 0.5,
+    deadline: float | None = None,
 ) -> tuple[AIMessage | None, CallInfo]:
     """One whole reply (text and/or tool calls), e.g. of a model with tools bound; None when every attempt failed.
 
     A reply with neither text nor tool calls counts as a failure (kind ``empty``).
     """
-    return _attempts(model, messages, _usable_message, None, retries, timeout_s, backoff_s)
+    return _attempts(model, messages, _usable_message, None, retries, timeout_s, backoff_s, deadline)
 
 
 def stream_text(
@@ -192,6 +213,7 @@ def stream_text(
     retries: int = 2,
     timeout_s: float | None = None,
     backoff_s: float = 0.5,
+    deadline: float | None = None,
 ) -> tuple[Iterator[str], CallInfo]:
     """Stream the reply as text pieces via ``model.stream``; ``info`` is complete once the iterator is exhausted.
 
@@ -200,7 +222,7 @@ def stream_text(
     for each piece.
     """
     info = CallInfo(node=node_of(messages))
-    return _stream(model, list(messages), info, fallback, retries, timeout_s, backoff_s), info
+    return _stream(model, list(messages), info, fallback, retries, timeout_s, backoff_s, deadline), info
 
 
 def _non_empty(text: str) -> str:
@@ -225,23 +247,28 @@ def _attempts(
     retries: int,
     timeout_s: float | None,
     backoff_s: float,
+    deadline: float | None = None,
 ) -> tuple[R | None, CallInfo]:
     info = CallInfo(node=node_of(messages))
     start = time.perf_counter()
     convo = list(messages)
     try:
         for attempt in range(retries + 1):
+            wait = _remaining(timeout_s, deadline)
+            if wait is not None and wait <= 0:
+                info._record(DeadlineExceeded())
+                break
             info.attempts += 1
             try:
-                reply = _with_deadline(functools.partial(model.invoke, convo), timeout_s)
+                reply = _with_deadline(functools.partial(model.invoke, convo), wait)
                 return parse(reply), info
             except Exception as exc:
                 kind = info._record(exc)
                 if isinstance(exc, _BadOutput) and correct is not None:
                     convo = correct(exc)
-                if kind == "rejected" or attempt == retries:
+                if kind in ("rejected", "deadline") or attempt == retries:
                     break
-                _backoff(exc, attempt, backoff_s)
+                _backoff(exc, attempt, backoff_s, deadline)
         info.fell_back = True
         return None, info
     finally:
@@ -256,14 +283,18 @@ def _stream(
     retries: int,
     timeout_s: float | None,
     backoff_s: float,
+    deadline: float | None = None,
 ) -> Iterator[str]:
     start = time.perf_counter()
     try:
         for attempt in range(retries + 1):
+            if deadline is not None and time.monotonic() >= deadline:
+                info._record(DeadlineExceeded())
+                break
             info.attempts += 1
             got = False
             try:
-                for piece in _pump(model, messages, timeout_s):
+                for piece in _pump(model, messages, timeout_s, deadline):
                     got = True
                     yield piece
                 if got:
@@ -274,9 +305,9 @@ def _stream(
                 if got:
                     info.truncated = True
                     return
-                if kind == "rejected" or attempt == retries:
+                if kind in ("rejected", "deadline") or attempt == retries:
                     break
-                _backoff(exc, attempt, backoff_s)
+                _backoff(exc, attempt, backoff_s, deadline)
         info.fell_back = True
         if fallback:
             yield fallback
@@ -284,10 +315,21 @@ def _stream(
         info.seconds = time.perf_counter() - start
 
 
-def _backoff(exc: Exception, attempt: int, backoff_s: float) -> None:
-    """Wait before the next attempt; a bad reply from a working model is asked again at once."""
+def _remaining(timeout_s: float | None, deadline: float | None) -> float | None:
+    """How long the next wait may last: the per-call timeout, cut at the deadline (None: unbounded)."""
+    if deadline is None:
+        return timeout_s
+    left = deadline - time.monotonic()
+    return left if timeout_s is None else min(timeout_s, left)
+
+
+def _backoff(exc: Exception, attempt: int, backoff_s: float, deadline: float | None = None) -> None:
+    """Wait before the next attempt (never past the deadline); a bad reply from a working model is asked again at once."""
     if not isinstance(exc, _BadOutput):
-        time.sleep(min(8.0, backoff_s * 2**attempt))
+        wait = min(8.0, backoff_s * 2**attempt)
+        if deadline is not None:
+            wait = max(0.0, min(wait, deadline - time.monotonic()))
+        time.sleep(wait)
 
 
 def _with_deadline(fn: Callable[[], R], timeout_s: float | None) -> R:
@@ -307,7 +349,9 @@ def _with_deadline(fn: Callable[[], R], timeout_s: float | None) -> R:
     return future.result(timeout=timeout_s)
 
 
-def _pump(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float | None) -> Iterator[str]:
+def _pump(
+    model: BaseChatModel, messages: list[BaseMessage], timeout_s: float | None, deadline: float | None = None
+) -> Iterator[str]:
     """Non-empty text pieces of ``model.stream``, read in a daemon thread so each wait can time out."""
     pieces: queue.Queue[object] = queue.Queue()
     stop = threading.Event()
@@ -327,9 +371,14 @@ def _pump(model: BaseChatModel, messages: list[BaseMessage], timeout_s: float | 
     threading.Thread(target=ctx.run, args=(produce,), daemon=True, name="geungeo-llm-stream").start()
     try:
         while True:
+            wait = _remaining(timeout_s, deadline)
+            if wait is not None and wait <= 0:
+                raise DeadlineExceeded()
             try:
-                item = pieces.get(timeout=timeout_s)
+                item = pieces.get(timeout=wait)
             except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise DeadlineExceeded() from None
                 raise TimeoutError(f"no streamed text within {timeout_s:g}s") from None
             if item is _END:
                 return

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from geungeo.answering.events import StreamEvent
 from geungeo.answering.models import Answer
 from geungeo.errors import EmptyStoreError
 from geungeo.graph.runner import QueryRunner
@@ -41,14 +42,6 @@ class Turn:
     text: str
 
 
-def event_dict(event: Any) -> dict[str, Any]:
-    """A runner stream event as a dict (``type`` plus fields; ``answer`` stays an Answer), whatever its class."""
-    if isinstance(event, dict):
-        return event
-    fields = {name: getattr(event, name) for name in getattr(type(event), "model_fields", {})}
-    return fields or dict(vars(event))
-
-
 class AnswerService:
     """Asks the runner, after checking what the user sent."""
 
@@ -70,10 +63,9 @@ class AnswerService:
         """The whole answer (graph or agent, per ``GEUNGEO_MODE``)."""
         return self.runner.run(question.text, conversation_id=conversation_id, filters=question.filters)
 
-    def stream(self, question: Question, conversation_id: str | None = None) -> Iterator[dict[str, Any]]:
+    def stream(self, question: Question, conversation_id: str | None = None) -> Iterator[StreamEvent]:
         """``node`` and ``token`` events as they happen, then ``{"type": "answer", "answer": Answer}``."""
-        for event in self.runner.stream(question.text, conversation_id=conversation_id, filters=question.filters):
-            yield event_dict(event)
+        yield from self.runner.stream(question.text, conversation_id=conversation_id, filters=question.filters)
 
     def has_conversation(self, conversation_id: str) -> bool:
         """Whether the conversation has any turn stored."""

@@ -1,7 +1,7 @@
 """One scripted chat model shared by every test of the answer graph.
 
-The node a call belongs to is read from the ``[node:<name>]`` tag that opens the prompt's system
-message (see :func:`geungeo.llm.base.node_tag`); the script says what each node replies::
+A call is recognised by its prompt's file name (``prompts/<name>.md``), which its system message carries as
+its ``name`` (see :func:`geungeo.prompts.system_message`); the script says what each prompt replies::
 
     model = ScriptedChatModel({
         "router": {"route": "search"},                        # dict: sent as JSON

@@ -4,23 +4,15 @@ follow-up suggestions, checked in one round, and the cache write."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 from pydantic import BaseModel
 
-from geungeo.answering.models import REFUSAL, Answer, Grade, Groundedness
+from geungeo.answering.generation import is_refusal, refusal_text
+from geungeo.answering.models import Answer, Grade, Groundedness
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.nodes.generation import generate, refusal_text
-from geungeo.graph.nodes.judging import evidence_items
-from geungeo.graph.state import GraphState
-
-GROUNDING_PROMPT = (
-    "답변의 각 주장이 근거 단락에 명시되어 있는지 확인하세요. JSON만: "
-    '{"score": 0~1 (근거로 뒷받침되는 주장의 비율), "unsupported": [근거 없는 주장]}'
-)
-GRADER_PROMPT = (
-    "답변을 평가하세요. JSON만: "
-    '{"completeness": 0~1, "relevance": 0~1, "clarity": 0~1, "accuracy": 0~1, "feedback": "개선할 점 한 문장"}'
-)
+from geungeo.graph.nodes.generation import generate
+from geungeo.graph.state import GraphState, evidence_items
 
 
 def _listing(state: GraphState) -> str:
@@ -33,7 +25,7 @@ def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     The grade and the suggestions are drafted beside the groundedness check rather than after it;
     when the check fails and the answer is regenerated, the new answer is checked (and graded) again.
     """
-    trackers = (Tracker(), Tracker(), Tracker())
+    trackers = (tracker.child(), tracker.child(), tracker.child())
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = [
             pool.submit(check_grounding, state, ctx, trackers[0]),
@@ -44,29 +36,29 @@ def grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         for future in futures:
             update.update(future.result())
     for t in trackers:
-        tracker.calls += t.calls
-        tracker.notes.extend(t.notes)
+        tracker.merge(t)
     return update
 
 
 def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Are the answer's claims in the evidence? (LLM judge; extractive answers are quotes.)"""
     if state.get("refused"):
-        return {"groundedness": Groundedness(score=1.0, checked_by="skipped").model_dump()}
-    if ctx.extractive or not ctx.settings.hallucination_check_enabled:
-        checked_by = "extractive" if ctx.extractive else "skipped"
-        return {"groundedness": Groundedness(score=1.0, checked_by=checked_by).model_dump()}
+        return {"groundedness": Groundedness(score=1.0, checked_by="skipped")}
+    extractive = ctx.extractive or state.get("mode") == "extractive"
+    if extractive or not ctx.settings.hallucination_check_enabled:
+        checked_by = "extractive" if extractive else "skipped"
+        return {"groundedness": Groundedness(score=1.0, checked_by=checked_by)}
     user = f"근거:\n{_listing(state)}\n\n답변:\n{state.get('answer', '')}"
     verdict, ok = ctx.ask_json(
-        tracker, "grounding", GROUNDING_PROMPT, user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
+        tracker, "grounding", user, Groundedness, Groundedness(score=1.0, checked_by="skipped")
     )
     if ok:
         verdict.checked_by = "llm"
-    return {"groundedness": verdict.model_dump()}
+    return {"groundedness": verdict}
 
 
-def after_grounding(state: GraphState, ctx: GraphContext) -> str:
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+def after_grounding(state: GraphState, ctx: GraphContext) -> Literal["regenerate", "flag", "improve", "cache_store"]:
+    g = state.get("groundedness") or Groundedness()
     failed = g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
     if failed and ctx.settings.hallucination_on_fail == "regenerate" and state.get("regenerations", 0) < ctx.settings.max_retries:
         return "regenerate"
@@ -83,7 +75,7 @@ def regenerate(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
 
 def flag(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """A still-ungrounded answer: refuse, or keep it with a visible warning naming the unsupported claims."""
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+    g = state.get("groundedness") or Groundedness()
     question = state.get("standalone") or state["question"]
     if ctx.settings.hallucination_on_fail == "refuse":
         return {"answer": refusal_text(question, evidence_items(state)), "refused": True, "citations": []}
@@ -93,29 +85,29 @@ def flag(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 
 def grade(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    if ctx.extractive or not ctx.settings.answer_grader_enabled or state.get("refused"):
+    if ctx.extractive or state.get("mode") == "extractive" or not ctx.settings.answer_grader_enabled or state.get("refused"):
         return {}
     question = state.get("standalone") or state["question"]
     verdict, ok = ctx.ask_json(
         tracker,
         "grader",
-        GRADER_PROMPT,
         f"질문: {question}\n\n답변:\n{state.get('answer', '')}",
         Grade,
         Grade(completeness=1, relevance=1, clarity=1, accuracy=1),
     )
-    return {"grade": verdict.model_dump()} if ok else {}
+    return {"grade": verdict} if ok else {}
 
 
-def after_review(state: GraphState, ctx: GraphContext) -> str:
+def after_review(state: GraphState, ctx: GraphContext) -> Literal["improve", "cache_store"]:
     g = state.get("grade")
-    if g and not state.get("improved") and Grade.model_validate(g).overall < ctx.settings.answer_grade_threshold:
+    if g and not state.get("improved") and g.overall < ctx.settings.answer_grade_threshold:
         return "improve"
     return "cache_store"
 
 
 def improve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    feedback = Grade.model_validate(state["grade"]).feedback
+    grade = state.get("grade")
+    feedback = grade.feedback if grade else ""
     update = generate(state, ctx, tracker, feedback=feedback or "더 완전하고 명확하게")
     update["improved"] = True
     return update
@@ -130,16 +122,15 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     if not ctx.settings.suggestions_enabled:
         return {"suggestions": []}
     items = evidence_items(state)
-    cited = {c["chunk_id"] for c in state.get("citations", [])}
+    cited = {c.chunk_id for c in state.get("citations", [])}
     others = [i for i in items if i.chunk_id not in cited and i.article] or items
     rules = list(dict.fromkeys(f"{i.label} 내용" for i in others))[:3]  # each one a structural request
-    if ctx.extractive or not items:
+    if ctx.extractive or state.get("llm_failure") or not items:
         return {"suggestions": rules}
     listing = "\n".join(f"- {i.header}" for i in items)
     reply, ok = ctx.ask_json(
         tracker,
         "suggest",
-        '아래 조문들로 답할 수 있는 후속 질문 2~3개를 JSON으로: {"questions": [...]}',
         f"질문: {state['question']}\n조문:\n{listing}",
         _Suggestions,
         _Suggestions(questions=rules),
@@ -149,10 +140,10 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Only a grounded, cited, non-refused answer is worth remembering."""
-    g = Groundedness.model_validate(state.get("groundedness") or {})
+    g = state.get("groundedness") or Groundedness()
     if ctx.cache is None or state.get("refused") or state.get("warnings") or not state.get("citations"):
         return {}
-    if g.score < ctx.settings.min_groundedness or REFUSAL in state.get("answer", "")[:20]:
+    if g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
         return {}
     ctx.cache.store_answer(state["question"], answer_from_state(state))
     tracker.notes.append("stored")
@@ -163,7 +154,7 @@ def answer_from_state(state: GraphState) -> Answer:
     """The Answer contract out of a finished state."""
     cached = state.get("cached_answer")
     if state.get("cache_hit") and cached:
-        answer = Answer.model_validate(cached)
+        answer = cached.model_copy(deep=True)
         answer.cache_hit = True
         answer.question = state["question"]
         answer.flow_log = []
@@ -176,10 +167,10 @@ def answer_from_state(state: GraphState) -> Answer:
         mode=state.get("mode", "extractive"),
         citations=state.get("citations", []),
         evidence=state.get("evidence", []),
-        plan=state.get("plan") or None,
-        sufficiency=state.get("sufficiency") or None,
-        groundedness=state.get("groundedness") or None,
-        grade=state.get("grade") or None,
+        plan=state.get("plan"),
+        sufficiency=state.get("sufficiency"),
+        groundedness=state.get("groundedness"),
+        grade=state.get("grade"),
         suggestions=state.get("suggestions", []),
         warnings=state.get("warnings", []),
         removed_citations=state.get("removed_citations", 0),

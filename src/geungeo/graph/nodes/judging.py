@@ -2,74 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Literal
 
 import httpx
 
-from geungeo.answering.extractive import Extract, extract
+from geungeo.answering.generation import agreement, extract_evidence
 from geungeo.answering.models import EvidenceItem, Sufficiency
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.retrieval import next_queries
-from geungeo.graph.state import GraphState
-from geungeo.retrieval.expansion import Lexicon
-from geungeo.settings import Settings
+from geungeo.graph.state import GraphState, evidence_items
 
-JUDGE_PROMPT = (
-    "근거 단락만으로 질문에 완전히 답할 수 있는지 판정하세요. JSON만: "
-    '{"score": 0~1, "verdict": "sufficient"|"partial"|"insufficient", "missing": [부족한 측면을 짧은 검색어로]}'
-)
+__all__ = ["after_judge", "agreement", "judge", "web_search"]
 
-
-def evidence_items(state: GraphState) -> list[EvidenceItem]:
-    return [EvidenceItem.model_validate(e) for e in state.get("evidence", [])]
-
-
-def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
-    """How strongly retrieval backs the best passage, 0–1. Under z-score fusion its fused score already is that
-    (near 1: far above the other candidates in both rankings); under RRF, its score relative to ranking first in
-    both lists."""
-    best = max((i.score for i in items if i.origin != "neighbour"), default=0.0)
-    if settings.fusion == "rrf":
-        best /= 2.0 / (settings.rrf_k + 1)
-    return min(1.0, best)
-
-
-def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexicon | None, settings: Settings) -> Extract:
-    """The extractive answer and evidence score of ``items`` under the settings' thresholds."""
-    return extract(
-        question,
-        items,
-        lexicon,
-        agreement=agreement(items, settings),
-        passages=settings.answer_passages,
-        quote_coverage=settings.quote_coverage,
-        detail_coverage=settings.detail_coverage,
-    )
 
 
 def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
-    if ctx.extractive:
+    if ctx.extractive or not tracker.llm_usable():
         ex = extract_evidence(question, items, ctx.lexicon, ctx.settings)
         enough = ex.answers(ctx.settings.min_evidence_score)
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
         judged = Sufficiency(score=ex.score, verdict=verdict, missing=ex.missing, judged_by="evidence")
-        return {"sufficiency": judged.model_dump(), "extract": ex.to_state()}
+        return {"sufficiency": judged, "extract": ex.to_state()}
     listing = "\n\n".join(f"[{i.label}] {i.text[:800]}" for i in items)
     fallback = Sufficiency(score=0.5 if items else 0.0, verdict="partial" if items else "insufficient")
-    reply, _ = ctx.ask_json(tracker, "judge", JUDGE_PROMPT, f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
+    reply, _ = ctx.ask_json(tracker, "judge", f"질문: {question}\n\n근거:\n{listing}", Sufficiency, fallback)
     reply.judged_by = "llm"
-    return {"sufficiency": reply.model_dump()}
+    return {"sufficiency": reply}
 
 
-def after_judge(state: GraphState, ctx: GraphContext) -> str:
+def after_judge(state: GraphState, ctx: GraphContext) -> Literal["retrieve", "web_search", "generate"]:
     """Loop back to retrieval while evidence is insufficient, rounds remain and the judge named an aspect not yet
     searched for (a verdict without one, or an unusable verdict, would search again for nothing); else web search
     or generate."""
-    suff = Sufficiency.model_validate(state.get("sufficiency") or {})
-    enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive
+    suff = state.get("sufficiency") or Sufficiency()
+    enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive or bool(state.get("llm_failure"))
     if not enough and state.get("iteration", 0) < ctx.settings.max_iterations and next_queries(state):
         return "retrieve"
     weak = not enough or len(state.get("evidence", [])) < 3
@@ -102,7 +71,7 @@ def web_search(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
                 doc=str(r.get("url", "")),
                 text=str(r.get("content", "")),
                 origin="web",
-            ).model_dump()
+            )
         )
     tracker.notes.append(f"{len(results)} web results")
     return {"evidence": evidence, "extract": None}  # new evidence: extract again

@@ -8,42 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pydantic import BaseModel, Field
 
 from geungeo.answering.models import Intent, QueryPlan, Style, SubQuery
+from geungeo.answering.planning import rules_plan
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.state import GraphState
-from geungeo.retrieval.expansion import query_terms
-from geungeo.text.normalize import nfc
 
-_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
-    ("compare", re.compile(r"차이|비교|다른 점|vs|versus|difference|compare", re.I)),
-    ("howto", re.compile(r"어떻게|방법|절차|신청하려면|하려면|how (do|can|to)", re.I)),
-    ("troubleshoot", re.compile(r"안 돼|안돼|거부|못 받|문제|불이익|억울|what if|refuse", re.I)),
-    ("lookup", re.compile(r"며칠|몇|얼마|언제|기한|기간|금액|how (many|much|long)|when", re.I)),
-)
-_SPLIT = re.compile(r"(?<=[?？])\s+|\s+(?:그리고|또한|아울러)\s+")
+__all__ = ["planner", "rules_plan"]
+
 _VAGUE = re.compile(r"^[^?？]{0,20}$")
-
-
-def rules_plan(question: str, ctx: GraphContext, max_sub_queries: int) -> QueryPlan:
-    """A plan without an LLM: intent and style by cue words, one sub-query per asked question."""
-    q = nfc(question).strip()
-    intent: Intent = next((name for name, pattern in _INTENTS if pattern.search(q)), "explain")
-    style: Style = "short" if intent == "lookup" else ("detailed" if len(q) > 120 else "normal")
-    # A part without a search term of its own ("얼마까지 받을 수 있어요?") follows up the part before it: searched
-    # alone it would match anything, so only the whole question carries it.
-    parts = [p.strip() for p in _SPLIT.split(q) if len(p.strip()) >= 6 and query_terms(p, compounds=False)]
-    parts = parts[:max_sub_queries] or [q]
-    subs = [SubQuery(text=q, priority=1)] + [SubQuery(text=p, priority=2) for p in parts if p != q and len(parts) > 1]
-    expansions = ctx.lexicon.expansions(q)
-    rewrites = [f"{q} {' '.join(expansions)}"] if expansions else []
-    return QueryPlan(
-        normalized_query=q,
-        intent=intent,
-        answer_style=style,
-        sub_queries=subs[:max_sub_queries],
-        rewrites=rewrites,
-        audience=ctx.lexicon.audience(q),
-        planned_by="rules",
-    )
 
 
 class _LLMPlan(BaseModel):
@@ -54,15 +25,6 @@ class _LLMPlan(BaseModel):
     sub_queries: list[SubQuery]
 
 
-PLANNER_PROMPT = (
-    "당신은 한국어 법령·규정 검색 플래너입니다. 질문을 분석해 JSON으로만 답하세요: "
-    '{"normalized_query": 맞춤법과 구어를 고친 질문, "intent": explain|howto|troubleshoot|compare|lookup, '
-    '"answer_style": short|normal|detailed, "constraints": [조건], '
-    '"sub_queries": [{"text": 검색 질의, "priority": 1-5, "variations": [법령 용어로 바꾼 질의 {n}개]}] (1-{m}개)}. '
-    "영어 질문이면 질의와 variations를 한국어 법령 용어로 쓰세요."
-)
-
-
 class _SubQueryWithVariations(SubQuery):
     variations: list[str] = Field(default_factory=list)
 
@@ -71,30 +33,28 @@ class _LLMPlanWithVariations(_LLMPlan):
     sub_queries: list[_SubQueryWithVariations]  # type: ignore[assignment]
 
 
-HYDE_PROMPT = "질문에 답하는 법령 조문처럼 보이는 짧은 한국어 단락을 쓰세요. 설명 없이 단락만."
-
-
 def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """The LLM's plan (falling back to the rules' plan); for a vague question a HyDE passage is
     written at the same time, in its own call, and searched as one more rewrite."""
     question = state.get("standalone") or state["question"]
     s = ctx.settings
-    fallback = rules_plan(question, ctx, s.max_sub_queries)
+    fallback = rules_plan(question, ctx.lexicon, s.max_sub_queries)
     if ctx.extractive:
-        return {"plan": fallback.model_dump()}
-    prompt = PLANNER_PROMPT.replace("{n}", str(s.query_variations)).replace("{m}", str(s.max_sub_queries))
+        return {"plan": fallback}
     empty = _LLMPlanWithVariations(normalized_query=question, sub_queries=[])
-    hyde_tracker = Tracker()
+    hyde_tracker = tracker.child()
     with ThreadPoolExecutor(max_workers=1) as pool:
         hyde = (
-            pool.submit(ctx.ask_text, hyde_tracker, "hyde", HYDE_PROMPT, question)
+            pool.submit(ctx.ask_text, hyde_tracker, "hyde", question)
             if s.enable_hyde and _VAGUE.match(question)
             else None
         )
-        reply, ok = ctx.ask_json(tracker, "planner", prompt, question, _LLMPlanWithVariations, empty)
+        reply, ok = ctx.ask_json(
+            tracker, "planner", question, _LLMPlanWithVariations, empty, n=s.query_variations, m=s.max_sub_queries
+        )
         passage = hyde.result() if hyde is not None else ""
-    tracker.calls += hyde_tracker.calls
-    tracker.notes.extend(hyde_tracker.notes + (["hyde"] if passage else []))
+    tracker.merge(hyde_tracker)
+    tracker.notes.extend(["hyde"] if passage else [])
     plan = fallback
     if ok and reply.sub_queries:
         subs = sorted(reply.sub_queries, key=lambda sq: sq.priority)[: s.max_sub_queries]
@@ -110,4 +70,4 @@ def planner(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         )
     if passage:
         plan.rewrites.append(passage)
-    return {"plan": plan.model_dump()}
+    return {"plan": plan}

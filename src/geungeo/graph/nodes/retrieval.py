@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
 
-from geungeo.answering.models import EvidenceItem, QueryPlan
+from geungeo.answering.models import EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.state import GraphState
 from geungeo.retrieval.filters import parse_filter
@@ -15,11 +15,13 @@ from geungeo.types import Hit
 
 def next_queries(state: GraphState) -> list[str]:
     """This round's queries: the plan's on the first round, the missing aspects afterwards."""
-    plan = QueryPlan.model_validate(state["plan"])
+    plan = state.get("plan")
+    assert plan is not None, "the planner runs before retrieval"
     if state.get("iteration", 0) == 0:
         queries = [sq.text for sq in plan.sub_queries] + plan.rewrites
     else:
-        missing = (state.get("sufficiency") or {}).get("missing") or []
+        sufficiency = state.get("sufficiency")
+        missing = sufficiency.missing if sufficiency else []
         queries = [f"{plan.normalized_query} {aspect}" for aspect in missing] or [plan.normalized_query]
     done = set(state.get("queries_done", []))
     return [q for q in dict.fromkeys(queries) if q.strip() and q not in done]
@@ -36,17 +38,17 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
     with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:
         results = list(pool.map(search, queries))
-    pool_by_id = {c["chunk_id"]: c for c in state.get("candidates", [])}
+    pool_by_id = {c.chunk_id: c for c in state.get("candidates", [])}
     if ctx.corrections is not None and not state.get("iteration"):
         question = state.get("standalone") or state["question"]
         for correction, similarity in ctx.corrections.find(question):
-            pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity).model_dump()
+            pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity)
             tracker.notes.append(f"verified correction #{correction.id} (similarity {similarity:.2f})")
     for rank_list in results:
         for hit in rank_list:
             old = pool_by_id.get(hit.chunk.id)
-            if old is None or old["score"] < hit.score:  # a passage found by several queries keeps its best score
-                pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, hit.score).model_dump()
+            if old is None or old.score < hit.score:  # a passage found by several queries keeps its best score
+                pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, hit.score)
     tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
     return {
         "candidates": list(pool_by_id.values()),
@@ -58,15 +60,15 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Previous/next chunks of the best candidates (the rest of a split article, the facing page)."""
     window = ctx.settings.neighbour_window
-    candidates = sorted(state.get("candidates", []), key=lambda c: -c["score"])
-    retrieved = [c for c in candidates if c["origin"] != "correction"]  # a correction has no neighbours
-    have = {c["chunk_id"] for c in candidates}
-    added: list[dict[str, object]] = []
+    candidates = sorted(state.get("candidates", []), key=lambda c: -c.score)
+    retrieved = [c for c in candidates if c.origin != "correction"]  # a correction has no neighbours
+    have = {c.chunk_id for c in candidates}
+    added: list[EvidenceItem] = []
     for top in retrieved[: ctx.settings.rerank_top_k] if window else []:
-        for chunk in ctx.engine.store.neighbours(top["chunk_id"], window):
+        for chunk in ctx.engine.store.neighbours(top.chunk_id, window):
             if chunk.id not in have:
                 have.add(chunk.id)
-                added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour").model_dump())
+                added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour"))
     tracker.notes.append(f"+{len(added)} neighbours")
     return {"candidates": candidates + added}
 
@@ -79,26 +81,26 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Top RERANK_TOP_K passages: human-verified corrections first, then the retrieved ones (LLM listwise
     order when a model is there, else the fused order), followed by the neighbours of those passages."""
     everything = state.get("candidates", [])
-    pinned = [c for c in everything if c["origin"] == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
-    candidates = sorted((c for c in everything if c["origin"] not in ("neighbour", "correction")), key=lambda c: -c["score"])
+    pinned = [c for c in everything if c.origin == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
+    candidates = sorted((c for c in everything if c.origin not in ("neighbour", "correction")), key=lambda c: -c.score)
     top_k = ctx.settings.rerank_top_k - len(pinned)
     pool = candidates[: top_k * 3]
     chosen = pool[:top_k]
     if not ctx.extractive and len(pool) > 1 and top_k > 0:
-        listing = "\n".join(f"[{i}] {c['header']}: {c['text'][:300]}" for i, c in enumerate(pool))
+        listing = "\n".join(f"[{i}] {c.header}: {c.text[:300]}" for i, c in enumerate(pool))
         question = state.get("standalone") or state["question"]
         reply, ok = ctx.ask_json(
             tracker,
             "rerank",
-            f'질문에 답하는 데 도움이 되는 순서로 단락 번호를 고르세요(최대 {top_k}개). JSON만: {{"order": [번호, ...]}}',
             f"질문: {question}\n\n{listing}",
             _Ranking,
             _Ranking(order=[]),
+            top_k=top_k,
         )
         picked = [pool[i] for i in dict.fromkeys(reply.order) if 0 <= i < len(pool)][:top_k]
         if ok and picked:
             chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
-    chosen_docs = {(c["doc_id"]) for c in chosen}
-    neighbours = [c for c in everything if c["origin"] == "neighbour" and c["doc_id"] in chosen_docs][: ctx.settings.rerank_top_k]
-    evidence = [{**c, "n": n} for n, c in enumerate(pinned + chosen + neighbours, start=1)]
+    chosen_docs = {c.doc_id for c in chosen}
+    neighbours = [c for c in everything if c.origin == "neighbour" and c.doc_id in chosen_docs][: ctx.settings.rerank_top_k]
+    evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(pinned + chosen + neighbours, start=1)]
     return {"evidence": evidence}

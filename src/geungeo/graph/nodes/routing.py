@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from geungeo.answering.models import Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.state import GraphState
+from geungeo.graph.state import GraphState, StructuralHit
 from geungeo.retrieval.expansion import query_terms
 
 _GREETING = re.compile(
@@ -54,7 +54,7 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
         return {"cache_hit": False}
     answer, similarity = found
     tracker.notes.append(f"hit {similarity:.3f}")
-    return {"cache_hit": True, "cached_answer": answer.model_dump()}
+    return {"cache_hit": True, "cached_answer": answer}
 
 
 def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -64,7 +64,7 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"route": "rag_required", "standalone": question}
     found = ctx.structural.answer(question)  # None unless the question is a structural request
     if found is not None:
-        lookup = {
+        lookup: StructuralHit = {
             "kind": found.kind,
             "text": found.text if found.found else found.message,
             "found": found.found,
@@ -84,8 +84,6 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     decision, _ = ctx.ask_json(
         tracker,
         "router",
-        "질문을 분류하세요: simple(인사·잡담), history_required(이전 대화 없이는 뜻이 불완전), rag_required(문서 검색 필요). "
-        "history_required이면 대명사와 생략을 풀어 독립된 질문(standalone_question)을 쓰세요. JSON만 출력.",
         f"이전 질문:\n{convo}\n\n현재 질문: {question}",
         RouteDecision,
         RouteDecision(route="history_required" if follow_up else "rag_required"),
@@ -99,16 +97,15 @@ def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upd
     if ctx.extractive:
         emit_tokens(SIMPLE_REPLY)
         return {"answer": SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
-    text = ctx.ask_text(
-        tracker, "simple", "친절하고 짧게 답하세요. 문서 내용은 지어내지 마세요.", state["question"], SIMPLE_REPLY
-    )
+    text = ctx.ask_text(tracker, "simple", state["question"], SIMPLE_REPLY)
     emit_tokens(text or SIMPLE_REPLY)
     return {"answer": text or SIMPLE_REPLY, "refused": False, "evidence": [], "citations": []}
 
 
 def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """The router's structural lookup as the answer, its chunks as evidence, one citation per article."""
-    lookup = state.get("structural") or {}
+    lookup = state.get("structural")
+    assert lookup is not None, "the router found the lookup"
     chunks = ctx.engine.store.get(lookup["chunk_ids"])
     evidence = [EvidenceItem.from_chunk(n, c, 1.0, origin="structural") for n, c in enumerate(chunks, start=1)]
     cited = set(lookup["cited"]) if lookup["found"] else set()
@@ -117,8 +114,8 @@ def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
     return {
         "answer": lookup["text"],
         "refused": not lookup["found"],
-        "evidence": [e.model_dump() for e in evidence],
-        "citations": [Citation.of(e).model_dump() for e in evidence if e.chunk_id in cited],
+        "evidence": evidence,
+        "citations": [Citation.of(e) for e in evidence if e.chunk_id in cited],
     }
 
 

@@ -201,14 +201,13 @@ async def stream_answer(
     try:
         checked = question if isinstance(question, Question) else check_question(state, question, filters)
         async for event in answer_events(state, checked, conversation_id):
-            kind = event["type"]
-            if kind == "token":
+            if event["type"] == "token":
                 text = event["text"] if fresh else text + event["text"]
                 fresh = False
-            elif kind == "node":
+            elif event["type"] == "node":
                 steps.append(str(event["node"]))
                 fresh = bool(text)
-            elif kind == "answer":
+            elif event["type"] == "answer":
                 yield StreamUpdate(text, list(steps), answer=event["answer"])
                 return
             yield StreamUpdate(text, list(steps))

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
+from geungeo.answering.events import StreamEvent
 from geungeo.answering.models import Answer
 from geungeo.errors import GeungeoError
 from geungeo.interfaces.api.schemas import AskRequest, ErrorBody
@@ -40,7 +41,7 @@ async def ask(body: AskRequest, state: State) -> Answer:
     return await state.call(state.services.answers.ask, question, body.conversation_id)
 
 
-async def answer_events(state: ApiState, question: Question, conversation_id: str | None) -> AsyncIterator[dict[str, Any]]:
+async def answer_events(state: ApiState, question: Question, conversation_id: str | None) -> AsyncIterator[StreamEvent]:
     """The answer's stream events, each fetched in a worker thread (shared with the OpenAI-compatible route and the UI)."""
     async for event in state.iterate(state.services.answers.stream(question, conversation_id)):
         yield event
@@ -59,11 +60,10 @@ def error_text(state: ApiState, exc: Exception) -> str:
 async def _frames(state: ApiState, question: Question, conversation_id: str | None) -> AsyncIterator[str]:
     try:
         async for event in answer_events(state, question, conversation_id):
-            kind = event["type"]
-            if kind == "answer":
+            if event["type"] == "answer":
                 yield sse(event["answer"].model_dump(mode="json"), "answer")
             else:
-                yield sse({k: v for k, v in event.items() if k != "type"}, kind)
+                yield sse({k: v for k, v in event.items() if k != "type"}, event["type"])
     except Exception as exc:  # the stream has started: report in band
         yield sse({"error": error_text(state, exc)}, "error")
 
