@@ -33,7 +33,7 @@ import numpy as np
 
 from geungeo.engine import Engine, build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
-from geungeo.retrieval.filters import Filter
+from geungeo.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore

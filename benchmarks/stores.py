@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from geungeo.chunking.base import chunk_document
+from geungeo.filters import Eq, Filter
 from geungeo.ingest.base import load_file
-from geungeo.retrieval.filters import Eq, Filter
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore

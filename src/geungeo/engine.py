@@ -18,13 +18,14 @@ from geungeo.embeddings import get_embedder
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import ConfigError
+from geungeo.filters import Filter
 from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress
 from geungeo.llm import get_chat_model
-from geungeo.retrieval.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever, Mode
 from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore, IndexSignature, drop_store, open_store
+from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.stores.factory import drop_store, open_store
 from geungeo.text.kiwi import tokenizer_id
 from geungeo.types import Hit
 

@@ -15,7 +15,7 @@ from geungeo.ingest import pdf as pdf_loader
 from geungeo.ingest.page_images import content_key
 from geungeo.ingest.pdf_tables import Cell, Grid, fold_groups, is_data_table, resolve, table_rows
 from geungeo.settings import Settings
-from geungeo.stores.base import drop_store
+from geungeo.stores.factory import drop_store
 from geungeo.types import Document, Element, Table
 from tests.conftest import CORPUS, need_shared
 

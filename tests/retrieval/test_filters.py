@@ -1,7 +1,7 @@
 import pytest
 
 from geungeo.errors import QueryError
-from geungeo.retrieval.filters import And, Eq, In, Or, Range, combine, matches, parse_filter
+from geungeo.filters import And, Eq, In, Or, Range, combine, matches, parse_filter
 
 META = {"doc": "근로기준법", "article": "제60조", "page": 4, "code": None, "addendum": False}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from geungeo.retrieval.filters import And, Eq, Range
+from geungeo.filters import And, Eq, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore, to_chroma_where

@@ -17,10 +17,11 @@ import psycopg
 import pytest
 
 from geungeo.errors import StoreError
-from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, matches
+from geungeo.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.settings import Settings
 from geungeo.stores import pg_schema
-from geungeo.stores.base import ChunkStore, IndexSignature, drop_store, open_store
+from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.stores.factory import drop_store, open_store
 from geungeo.stores.pg_filters import to_sql
 from geungeo.stores.postgres import PostgresStore
 from geungeo.testing.store_contract import DIM, SIGNATURE, MakeStore, StoreContract, make_doc

@@ -27,8 +27,8 @@ from geungeo.answering.generation import compose_answer, drain
 from geungeo.answering.models import Answer, EvidenceItem, Origin
 from geungeo.engine import Engine
 from geungeo.errors import GeungeoError
+from geungeo.filters import Filter, combine, parse_filter
 from geungeo.retrieval.expansion import Lexicon
-from geungeo.retrieval.filters import Filter, combine, parse_filter
 from geungeo.retrieval.structural import StructuralAnswer, StructuralLookup
 from geungeo.types import Chunk
 

@@ -10,8 +10,8 @@ import numpy as np
 
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
+from geungeo.filters import And, Filter, In
 from geungeo.retrieval.expansion import lexicon_for, query_terms
-from geungeo.retrieval.filters import And, Filter, In
 from geungeo.retrieval.fusion import rrf, zscore_fusion
 from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings

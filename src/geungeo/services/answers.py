@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from geungeo.answering.events import StreamEvent
 from geungeo.answering.models import Answer
 from geungeo.errors import EmptyStoreError
+from geungeo.filters import parse_filter
 from geungeo.graph.runner import QueryRunner
-from geungeo.retrieval.filters import parse_filter
 from geungeo.services.inputs import user_query, valid_text
 
 EMPTY_STORE = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from geungeo.engine import Engine
-from geungeo.retrieval.filters import combine, parse_filter
+from geungeo.filters import combine, parse_filter
 from geungeo.retrieval.hybrid import Mode
 from geungeo.services.inputs import user_query, valid_text
 from geungeo.types import Hit

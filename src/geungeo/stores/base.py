@@ -13,9 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geungeo.errors import ConfigError
-from geungeo.retrieval.filters import Filter
-from geungeo.settings import Settings
+from geungeo.filters import Filter
 from geungeo.types import Chunk, DocumentRecord
 
 
@@ -116,36 +114,3 @@ class ChunkStore(ABC):
             cur = nxt[0]
             after.append(cur)
         return [*before, found[0], *after]
-
-
-def open_store(settings: Settings, signature: IndexSignature) -> ChunkStore:
-    """The store named by ``settings.store_url`` (empty: embedded Chroma under data_dir)."""
-    url = settings.store_url.strip()
-    if not url or url.startswith("chroma"):
-        from geungeo.stores.chroma import ChromaStore
-
-        return ChromaStore(settings, signature)
-    if url.startswith(("postgresql://", "postgres://")):
-        try:
-            from geungeo.stores.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise ConfigError("The PostgreSQL store needs psycopg and pgvector: pip install 'geungeo[postgres]'") from exc
-        return PostgresStore(settings, signature)  # type: ignore[no-any-return,unused-ignore]
-    raise ConfigError(f"GEUNGEO_STORE_URL: unsupported store '{url.split(':', 1)[0]}' (use empty or postgresql://…)")
-
-
-def drop_store(settings: Settings) -> None:
-    """Delete everything the configured store holds (``geungeo ingest --rebuild``); the embedding cache stays."""
-    url = settings.store_url.strip()
-    if not url or url.startswith("chroma"):
-        import shutil
-
-        from chromadb.api.client import SharedSystemClient
-
-        SharedSystemClient.clear_system_cache()  # this process may still hold clients of the old directory
-        shutil.rmtree(settings.data_dir / "store", ignore_errors=True)
-    elif url.startswith(("postgresql://", "postgres://")):
-        from geungeo.stores.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
-
-        PostgresStore.drop(settings)
-    (settings.data_dir / "manifest.sqlite").unlink(missing_ok=True)

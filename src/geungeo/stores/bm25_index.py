@@ -2,7 +2,7 @@
 
 bm25s indexes a static corpus, so the index is derived data: it is rebuilt after a batch
 of writes and saved with the catalog generation it reflects. Filters become a weight mask
-over the indexed chunks, evaluated with :func:`geungeo.retrieval.filters.matches`.
+over the indexed chunks, evaluated with :func:`geungeo.filters.matches`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from geungeo.retrieval.filters import And, Eq, Filter, In, Or, matches
+from geungeo.filters import And, Eq, Filter, In, Or, matches
 from geungeo.types import MetaValue
 
 log = logging.getLogger(__name__)

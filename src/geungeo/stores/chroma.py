@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from geungeo.errors import StoreError
-from geungeo.retrieval.filters import And, Eq, Filter, In, Range
+from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.bm25_index import Bm25Index

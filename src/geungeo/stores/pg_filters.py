@@ -1,4 +1,4 @@
-"""Filters as SQL over the ``chunks`` table, with the semantics of :func:`~geungeo.retrieval.filters.matches`.
+"""Filters as SQL over the ``chunks`` table, with the semantics of :func:`~geungeo.filters.matches`.
 
 Common fields live in typed, B-tree indexed columns (:data:`COLUMNS`); a predicate uses the
 column when its value has the column's type and falls back to the ``meta`` jsonb otherwise
@@ -10,7 +10,7 @@ from __future__ import annotations
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from geungeo.retrieval.filters import And, Eq, Filter, In, Range, Scalar
+from geungeo.filters import And, Eq, Filter, In, Range, Scalar
 from geungeo.types import MetaValue
 
 TEXT_COLUMNS = ("doc", "source", "code", "category", "article", "chapter")

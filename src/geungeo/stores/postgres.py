@@ -25,7 +25,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from geungeo.errors import StoreError
-from geungeo.retrieval.filters import Filter
+from geungeo.filters import Filter
 from geungeo.settings import Settings
 from geungeo.stores import pg_queries
 from geungeo.stores.base import ChunkStore, IndexSignature

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from geungeo.errors import StoreError
-from geungeo.retrieval.filters import And, Eq, Filter, In, Or, Range, matches
+from geungeo.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.types import Chunk, DocumentRecord, chunk_id
 

@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pydantic import BaseModel
 
 from geungeo.answering.models import EvidenceItem
+from geungeo.filters import parse_filter
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.state import GraphState
-from geungeo.retrieval.filters import parse_filter
 from geungeo.types import Hit
 
 
