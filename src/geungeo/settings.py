@@ -91,8 +91,20 @@ class Settings(BaseSettings):
 
     # --- answer graph ------------------------------------------------------
     enable_query_routing: bool = Field(True, description="Route greetings, follow-ups and retrieval questions apart.")
-    cache_enabled: bool = Field(True, description="Answer near-duplicate questions from the semantic cache.")
-    cache_threshold: float = Field(0.9, ge=0.0, le=1.0, description="Cosine similarity for a semantic-cache hit.")
+    cache_enabled: bool = Field(
+        True,
+        description="Answer a question asked before from the answer cache: the same standalone question (never one read "
+        "with a conversation's earlier turns), the same filter, the same corpus version (any ingest or delete invalidates) "
+        "and an answer that passed a grounding check.",
+    )
+    cache_threshold: float = Field(
+        1.0,
+        ge=0.0,
+        le=1.0,
+        description="1.0: only the same question text (after NFC, case, space and end-punctuation normalisation). Lower: "
+        "also questions whose embeddings are this similar (e5 gives 0.99 to '수습 중인' vs '수습 중이 아닌': "
+        "benchmarks/reports/cache.md counts the wrong hits per threshold).",
+    )
     corrections_enabled: bool = Field(
         True, description="Prefer human-verified corrections (feedback with a correction) as evidence for similar questions."
     )

@@ -131,7 +131,7 @@ def test_semantic_cache_hit_and_invalidation(data_dir: Path, tmp_path: Path) -> 
     docs.mkdir()
     law = docs / "휴가보장법.md"
     law.write_text(LAW, "utf-8")
-    settings = Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_threshold=0.95)
+    settings = Settings(data_dir=tmp_path / "data", embed_provider="fake")
     engine = build_engine(settings)
     engine.ingest([docs])
     runner = QueryRunner(engine, llm=None)
@@ -150,7 +150,7 @@ def test_a_verified_correction_is_preferred_and_replaces_the_cached_answer(tmp_p
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "휴가보장법.md").write_text(LAW, "utf-8")
-    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_threshold=0.95))
+    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake"))
     engine.ingest([docs])
     runner = QueryRunner(engine, llm=None)
     question = "연차 유급휴가는 며칠?"

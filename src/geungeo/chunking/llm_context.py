@@ -9,7 +9,6 @@ timed-out call leaves the chunk without one (the ingestion goes on).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from langchain_core.messages import HumanMessage
 
 from geungeo.llm.base import invoke_text
 from geungeo.prompts import system_message
+from geungeo.sqlite import open_db
 from geungeo.text.normalize import content_hash
 from geungeo.types import Chunk
 
@@ -29,12 +29,10 @@ class ChunkSummarizer:
     """Writes and caches the one-sentence context of chunks."""
 
     def __init__(self, llm: BaseChatModel, path: Path, *, timeout_s: float | None = None) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.llm = llm
         self.timeout_s = timeout_s
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, text TEXT)")
+        self._db = open_db(path, "CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, text TEXT)")
 
     def annotate(self, chunks: list[Chunk]) -> None:
         """Put each chunk's context sentence into ``meta["context_summary"]`` (cached, else asked)."""

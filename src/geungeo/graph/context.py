@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from geungeo.answering.generation import word_tokens
 from geungeo.answering.models import FlowStep
 from geungeo.engine import Engine
-from geungeo.graph.cache import SemanticCache
+from geungeo.graph.cache import AnswerCache
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.state import GraphState
 from geungeo.llm.base import CallInfo, invoke_json, invoke_text
@@ -69,7 +69,7 @@ class GraphContext:
     llm: BaseChatModel | None
     lexicon: Lexicon
     structural: StructuralLookup
-    cache: SemanticCache | None = None
+    cache: AnswerCache | None = None
     corrections: Corrections | None = None
 
     @property

@@ -7,7 +7,6 @@ question and look it up for similar questions later; this is their one storage.
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from geungeo.embeddings.base import Embedder
+from geungeo.sqlite import open_db
 
 _TABLE = re.compile(r"^[a-z_]+$")
 
@@ -35,15 +35,13 @@ class QuestionIndex:
     def __init__(self, path: Path, table: str, embedder: Embedder) -> None:
         if not _TABLE.match(table):
             raise ValueError(f"bad table name {table!r}")
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.table = table
         self.embedder = embedder
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
+        self._db = open_db(
+            path,
             f"CREATE TABLE IF NOT EXISTS {table} (id INTEGER PRIMARY KEY, model TEXT, question TEXT, vec BLOB, "
-            "payload TEXT, created REAL)"
+            "payload TEXT, created REAL)",
         )
 
     def vector(self, question: str) -> np.ndarray:

@@ -25,7 +25,7 @@ from geungeo.answering.models import Answer, FlowStep
 from geungeo.answering.synthesis import synthesize
 from geungeo.engine import Engine, build_engine
 from geungeo.graph.build import build_graph
-from geungeo.graph.cache import SemanticCache
+from geungeo.graph.cache import AnswerCache
 from geungeo.graph.context import GraphContext
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.memory import Memory
@@ -51,7 +51,7 @@ class QueryRunner:
         self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
         allowed = [(m.__module__, m.__name__) for m in STATE_MODELS]
         self.checkpointer = SqliteSaver(self._conn, serde=JsonPlusSerializer(allowed_msgpack_modules=allowed))
-        self.cache = SemanticCache(
+        self.cache = AnswerCache(
             data / "cache" / "answers.sqlite", self.engine.embedder, self.engine.store, self.settings.cache_threshold
         )
         self.corrections = Corrections(
@@ -162,9 +162,10 @@ class QueryRunner:
 
     def correct(self, question: str, text: str) -> int:
         """Record a human-verified correction of the answer to ``question``: similar questions get it as
-        their preferred evidence, and the cached answers to them are dropped. Returns the correction's id."""
+        their preferred evidence, and every cached answer is dropped (any of them may be the corrected one).
+        Returns the correction's id."""
         correction = self.corrections.add(question, text)
-        self.cache.forget(question)
+        self.cache.clear()
         return correction.id
 
     def close(self) -> None:

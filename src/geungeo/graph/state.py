@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict, get_type_hints
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
 from geungeo.answering.models import (
@@ -105,3 +105,9 @@ STATE_MODELS: tuple[type, ...] = (
 def evidence_items(state: GraphState) -> list[EvidenceItem]:
     """The evidence generation may cite."""
     return list(state.get("evidence", []))
+
+
+def earlier_questions(state: GraphState) -> list[str]:
+    """The conversation's questions before this one (the runner has added this one to the history)."""
+    history = state.get("history", [])
+    return [str(m.content) for m in history[:-1] if isinstance(m, HumanMessage)]

@@ -10,9 +10,10 @@ from pydantic import BaseModel
 
 from geungeo.answering.generation import is_refusal, refusal_text
 from geungeo.answering.models import Answer, Grade, Groundedness
+from geungeo.graph.cache import answer_writer
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.generation import generate
-from geungeo.graph.state import GraphState, evidence_items
+from geungeo.graph.state import GraphState, earlier_questions, evidence_items
 
 
 def _listing(state: GraphState) -> str:
@@ -59,7 +60,7 @@ def check_grounding(state: GraphState, ctx: GraphContext, tracker: Tracker) -> U
 
 def after_grounding(state: GraphState, ctx: GraphContext) -> Literal["regenerate", "flag", "improve", "cache_store"]:
     g = state.get("groundedness") or Groundedness()
-    failed = g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
+    failed = _failed(g, ctx)
     if failed and ctx.settings.hallucination_on_fail == "regenerate" and state.get("regenerations", 0) < ctx.settings.max_retries:
         return "regenerate"
     if failed:
@@ -106,11 +107,21 @@ def after_review(state: GraphState, ctx: GraphContext) -> Literal["improve", "ca
 
 
 def improve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """One rewrite after a low grade, itself checked for groundedness: a rewrite that fails the check is
+    dropped and the answer that passed stays (the rewrite never carries the first answer's score)."""
     grade = state.get("grade")
     feedback = grade.feedback if grade else ""
     update = generate(state, ctx, tracker, feedback=feedback or "더 완전하고 명확하게")
-    update["improved"] = True
-    return update
+    checked = check_grounding({**state, **update}, ctx, tracker)
+    verdict = checked.get("groundedness") or Groundedness()
+    if _failed(verdict, ctx):
+        tracker.notes.append(f"rewrite not grounded ({verdict.score:.2f}): kept the checked answer")
+        return {"improved": True}
+    return {**update, **checked, "improved": True}
+
+
+def _failed(g: Groundedness, ctx: GraphContext) -> bool:
+    return g.checked_by == "llm" and g.score < ctx.settings.min_groundedness
 
 
 class _Suggestions(BaseModel):
@@ -139,13 +150,15 @@ def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 
 def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """Only a grounded, cited, non-refused answer is worth remembering."""
+    """Only a standalone question's cited, non-refused answer that passed a grounding check is remembered."""
     g = state.get("groundedness") or Groundedness()
     if ctx.cache is None or state.get("refused") or state.get("warnings") or not state.get("citations"):
         return {}
-    if g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
+    if earlier_questions(state) or state.get("llm_failure"):
         return {}
-    ctx.cache.store_answer(state["question"], answer_from_state(state))
+    if g.checked_by == "skipped" or g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
+        return {}
+    ctx.cache.store_answer(state["question"], answer_from_state(state), state.get("filters"), answer_writer(ctx.settings))
     tracker.notes.append("stored")
     return {}
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from geungeo.answering.models import Citation, EvidenceItem
+from geungeo.graph.cache import answer_writer
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.state import GraphState, StructuralHit
+from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
 from geungeo.retrieval.expansion import query_terms
 
 _GREETING = re.compile(
@@ -36,11 +37,6 @@ class RouteDecision(BaseModel):
     standalone_question: str = ""
 
 
-def _previous_questions(state: GraphState) -> list[str]:
-    history = state.get("history", [])
-    return [str(m.content) for m in history[:-1] if isinstance(m, HumanMessage)]
-
-
 def topic(question: str) -> str:
     """The content words of an earlier question (its nouns and numbers, not its verbs)."""
     return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not t.endswith("다")))
@@ -49,7 +45,10 @@ def topic(question: str) -> str:
 def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     if ctx.cache is None:
         return {"cache_hit": False}
-    found = ctx.cache.lookup(state["question"])
+    if earlier_questions(state):
+        tracker.notes.append("conversation: not cached")
+        return {"cache_hit": False}
+    found = ctx.cache.lookup(state["question"], state.get("filters"), answer_writer(ctx.settings))
     if found is None:
         return {"cache_hit": False}
     answer, similarity = found
@@ -59,7 +58,7 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
 
 def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     question = state["question"]
-    previous = _previous_questions(state)
+    previous = earlier_questions(state)
     if not ctx.settings.enable_query_routing:
         return {"route": "rag_required", "standalone": question}
     found = ctx.structural.answer(question)  # None unless the question is a structural request

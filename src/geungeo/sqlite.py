@@ -1,0 +1,17 @@
+"""The one way geungeo opens its small SQLite files (caches, indexes, corrections)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def open_db(path: Path, *schema: str) -> sqlite3.Connection:
+    """A connection in autocommit and WAL mode, shared across threads (callers hold their own lock),
+    with the parent folder made and each ``CREATE … IF NOT EXISTS`` statement of ``schema`` run."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    for statement in schema:
+        db.execute(statement)
+    return db
