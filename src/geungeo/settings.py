@@ -207,6 +207,11 @@ class Settings(BaseSettings):
     api_keys: SecretStr = Field(
         SecretStr(""), description="Comma-separated API keys (Authorization: Bearer or X-API-Key); empty: no auth."
     )
+    reviewer_keys: SecretStr = Field(
+        SecretStr(""),
+        description="Comma-separated API keys with the reviewer role: they may accept or reject proposed corrections "
+        "over HTTP (empty: only `geungeo corrections` on the server reviews).",
+    )
     max_unpacked_mb: int = Field(
         512,
         ge=1,

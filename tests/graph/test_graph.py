@@ -146,7 +146,7 @@ def test_semantic_cache_hit_and_invalidation(data_dir: Path, tmp_path: Path) -> 
     runner.close()
 
 
-def test_a_verified_correction_is_preferred_and_replaces_the_cached_answer(tmp_path: Path) -> None:
+def test_an_accepted_correction_is_preferred_and_replaces_the_cached_answer(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "휴가보장법.md").write_text(LAW, "utf-8")
@@ -155,7 +155,10 @@ def test_a_verified_correction_is_preferred_and_replaces_the_cached_answer(tmp_p
     runner = QueryRunner(engine, llm=None)
     question = "연차 유급휴가는 며칠?"
     assert runner.run(question).answer == runner.run(question).answer  # the second one from the cache
-    n = runner.correct(question, "연차 유급휴가는 1년간 80퍼센트 이상 출근하면 15일이며, 3년 이상 근속하면 가산휴가가 붙습니다.")
+    text = "연차 유급휴가는 1년간 80퍼센트 이상 출근하면 15일이며, 3년 이상 근속하면 가산휴가가 붙습니다."
+    n = runner.corrections.propose(question, text).id
+    assert runner.run(question).cache_hit  # a proposal changes nothing …
+    runner.review_correction(n, True, by="검토자")  # … until a reviewer accepts it
     answer = runner.run(question)
     assert not answer.cache_hit and answer.evidence[0].origin == "correction" and answer.evidence[0].label == f"검수 답변 #{n}"
     assert answer.citations[0].label == f"검수 답변 #{n}" and "가산휴가" in answer.answer

@@ -300,13 +300,30 @@ def test_feedback_is_appended(client: httpx.Client, data_dir: Path) -> None:
     assert client.post("/v1/feedback", json={**body, "rating": "meh"}).status_code == 422
 
 
-def test_a_correction_is_preferred_evidence_next_time(client: httpx.Client) -> None:
+def test_a_correction_is_a_proposal_until_a_reviewer_accepts_it(client: httpx.Client, data_dir: Path) -> None:
     question = "정기 주차권 신청은 어디에 하나요?"
     body = {"question": question, "answer": "근거 부족", "rating": "down",
             "correction": "정기 주차권은 총무팀에 신청하며, 신청서는 매 학기 시작 2주 전까지 제출합니다."}
-    correction_id = client.post("/v1/feedback", json=body).json()["correction_id"]
-    assert isinstance(correction_id, int)
-    answer = client.post("/v1/ask", json={"question": question}).json()
+    proposed = client.post("/v1/feedback", json=body).json()
+    correction_id = proposed["correction_id"]
+    assert isinstance(correction_id, int) and proposed["correction_status"] == "proposed"
+    before = client.post("/v1/ask", json={"question": question}).json()
+    assert all(e["origin"] != "correction" for e in before["evidence"])  # anyone's proposal changes nothing
+    # this server has no reviewer keys: reviewing over HTTP is refused, the CLI on the server reviews
+    assert client.get("/v1/corrections").status_code == 403
+    assert client.post(f"/v1/corrections/{correction_id}/accept", json={}).status_code == 403
+    settings = _settings(data_dir, reviewer_keys="rev-key")
+    with serving(create_app(settings)) as url, httpx.Client(base_url=url, timeout=60) as reviewing:
+        assert reviewing.get("/v1/corrections", headers={"X-API-Key": "not-a-reviewer"}).status_code == 403
+        listed = reviewing.get("/v1/corrections", params={"status": "proposed"}, headers={"X-API-Key": "rev-key"}).json()
+        assert correction_id in [c["id"] for c in listed] and {c["status"] for c in listed} == {"proposed"}
+        accepted = reviewing.post(
+            f"/v1/corrections/{correction_id}/accept", json={"name": "김검토"}, headers={"Authorization": "Bearer rev-key"}
+        ).json()
+        assert accepted["status"] == "accepted" and accepted["reviewed_by"].startswith("김검토 (key:")
+        assert accepted["reviewed_at"] >= accepted["created"]
+        assert reviewing.post("/v1/corrections/999/accept", json={}, headers={"X-API-Key": "rev-key"}).status_code == 404
+        answer = reviewing.post("/v1/ask", json={"question": question}).json()
     assert answer["evidence"][0]["origin"] == "correction" and answer["evidence"][0]["label"] == f"검수 답변 #{correction_id}"
     assert not answer["refused"] and any(c["label"] == f"검수 답변 #{correction_id}" for c in answer["citations"])
     assert "총무팀" in answer["answer"]

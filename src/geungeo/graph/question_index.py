@@ -72,6 +72,23 @@ class QuestionIndex:
             if sims[i] >= threshold
         ]
 
+    def get(self, entry_id: int) -> Entry | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT id, question, payload, created FROM {self.table} WHERE id=?", (entry_id,)
+            ).fetchone()
+        return Entry(row[0], row[1], row[2], row[3]) if row else None
+
+    def entries(self) -> list[Entry]:
+        """Every entry, newest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT id, question, payload, created FROM {self.table} ORDER BY id DESC").fetchall()
+        return [Entry(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def set_payload(self, entry_id: int, payload: str) -> None:
+        with self._lock:
+            self._db.execute(f"UPDATE {self.table} SET payload=? WHERE id=?", (payload, entry_id))
+
     def delete(self, ids: list[int]) -> None:
         with self._lock:
             self._db.executemany(f"DELETE FROM {self.table} WHERE id=?", [(i,) for i in ids])

@@ -27,7 +27,7 @@ from geungeo.engine import Engine, build_engine
 from geungeo.graph.build import build_graph
 from geungeo.graph.cache import AnswerCache
 from geungeo.graph.context import GraphContext
-from geungeo.graph.corrections import Corrections
+from geungeo.graph.corrections import Correction, Corrections
 from geungeo.graph.memory import Memory
 from geungeo.graph.modes import answer_mode
 from geungeo.graph.nodes.grading import answer_from_state
@@ -160,13 +160,13 @@ class QueryRunner:
         assert final is not None
         return final
 
-    def correct(self, question: str, text: str) -> int:
-        """Record a human-verified correction of the answer to ``question``: similar questions get it as
-        their preferred evidence, and every cached answer is dropped (any of them may be the corrected one).
-        Returns the correction's id."""
-        correction = self.corrections.add(question, text)
-        self.cache.clear()
-        return correction.id
+    def review_correction(self, correction_id: int, accept: bool, *, by: str) -> Correction:
+        """Accept (or reject) a proposed correction; an accepted one clears the answer cache, since any cached
+        answer may be the one it corrects."""
+        reviewed = self.corrections.review(correction_id, "accepted" if accept else "rejected", by=by)
+        if accept:
+            self.cache.clear()
+        return reviewed
 
     def close(self) -> None:
         self.corrections.close()

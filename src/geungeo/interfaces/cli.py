@@ -455,3 +455,70 @@ def mcp(
 
     with _user_errors():
         serve_mcp(http=http, host=host, port=port, settings=Settings(data_dir=data_dir) if data_dir else None)
+
+
+corrections_app = typer.Typer(
+    help="Review proposed corrections (from feedback) on the server: only accepted ones become evidence. 수정 제안 검토.",
+    no_args_is_help=True,
+)
+app.add_typer(corrections_app, name="corrections")
+
+
+@corrections_app.command("list")
+def corrections_list(
+    status: Annotated[
+        str, typer.Option(help="proposed | accepted | rejected | all.", case_sensitive=False)
+    ] = "proposed",
+    data_dir: DataDir = None,
+) -> None:
+    """List corrections (newest first): the proposals waiting for review by default."""
+    if status not in {"proposed", "accepted", "rejected", "all"}:
+        _fail(f"--status must be proposed, accepted, rejected or all (not '{status}')")
+    with _user_errors():
+        services = _services(data_dir)
+        try:
+            found = services.feedback.corrections(None if status == "all" else status)
+        finally:
+            services.close()
+    table = Table(title=f"corrections ({status})")
+    for col in ("id", "status", "question", "correction", "reviewed by"):
+        table.add_column(col)
+    for c in found:
+        table.add_row(str(c.id), c.status, c.question, c.text[:200], c.reviewed_by)
+    out.print(table if found else f"no {status} corrections")
+
+
+def _review(correction_id: int, accept: bool, by: str, data_dir: Path | None) -> None:
+    with _user_errors():
+        services = _services(data_dir)
+        try:
+            reviewed = services.feedback.review(correction_id, accept, by=by)
+        finally:
+            services.close()
+    out.print(f"correction #{reviewed.id} {reviewed.status} by {reviewed.reviewed_by}")
+
+
+ReviewerName = Annotated[
+    str, typer.Option("--by", help="The reviewer's name, kept with the review (default: the user running this).")
+]
+
+
+@corrections_app.command("accept")
+def corrections_accept(correction_id: int, by: ReviewerName = "", data_dir: DataDir = None) -> None:
+    """Accept proposal N: it becomes the first evidence (검수 답변 #N) for similar questions."""
+    _review(correction_id, True, by or _login(), data_dir)
+
+
+@corrections_app.command("reject")
+def corrections_reject(correction_id: int, by: ReviewerName = "", data_dir: DataDir = None) -> None:
+    """Reject proposal N: it is never used."""
+    _review(correction_id, False, by or _login(), data_dir)
+
+
+def _login() -> str:
+    import getpass
+
+    try:
+        return f"{getpass.getuser()} (cli)"
+    except (KeyError, OSError):
+        return "cli"

@@ -22,14 +22,31 @@ from geungeo.graph.runner import QueryRunner
 from geungeo.ingest.pipeline import Progress
 from geungeo.services.answers import AnswerService, Question, Turn
 from geungeo.services.documents import DocumentService, IngestSummary, StagedUpload, StoreStats
+from geungeo.services.feedback import Feedback, FeedbackService, Recorded
 from geungeo.services.jobs import Job, JobRunner
 from geungeo.services.locking import ReadWriteLock
 from geungeo.services.search import SearchService
 from geungeo.services.structure import StructureService
 from geungeo.settings import Settings
 
-__all__ = ["AnswerService", "DocumentService", "IngestSummary", "Job", "Question", "ReadWriteLock", "SearchService",
-           "Services", "StagedUpload", "StoreStats", "StructureService", "Turn", "drop_index"]
+__all__ = [
+    "AnswerService",
+    "DocumentService",
+    "Feedback",
+    "FeedbackService",
+    "IngestSummary",
+    "Job",
+    "Question",
+    "ReadWriteLock",
+    "Recorded",
+    "SearchService",
+    "Services",
+    "StagedUpload",
+    "StoreStats",
+    "StructureService",
+    "Turn",
+    "drop_index",
+]
 
 
 class Services:
@@ -71,6 +88,10 @@ class Services:
     @cached_property
     def answers(self) -> AnswerService:
         return AnswerService(self.runner)
+
+    @cached_property
+    def feedback(self) -> FeedbackService:
+        return FeedbackService(self.runner)
 
     @cached_property
     def jobs(self) -> JobRunner:

@@ -82,13 +82,29 @@ class FeedbackRequest(BaseModel):
     answer: str = Field(max_length=100_000)
     rating: Literal["up", "down"]
     comment: str | None = Field(None, max_length=10_000)
-    correction: str | None = Field(None, max_length=100_000, description="The right answer, as a reviewer would write it.")
+    correction: str | None = Field(
+        None, max_length=100_000, description="The right answer as you would write it: a proposal until a reviewer accepts it."
+    )
 
 
 class FeedbackOut(BaseModel):
     id: str
     stored: bool = True
-    correction_id: int | None = Field(None, description="Set when the correction became preferred evidence (검수 답변 #N).")
+    correction_id: int | None = Field(None, description="Set when the feedback proposed a correction (#N to review).")
+    correction_status: Literal["proposed", "accepted", "rejected"] | None = Field(
+        None, description="A proposal is used as evidence (검수 답변 #N) only after a reviewer accepts it."
+    )
+
+
+class CorrectionOut(BaseModel):
+    id: int
+    question: str
+    text: str
+    status: Literal["proposed", "accepted", "rejected"]
+    created: float
+    proposed_by: str = ""
+    reviewed_by: str = ""
+    reviewed_at: float | None = None
 
 
 class Health(BaseModel):

@@ -19,18 +19,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from pydantic import ValidationError
 
 from geungeo.answering.models import Answer, EvidenceItem
 from geungeo.errors import GeungeoError
 from geungeo.ingest import page_images
 from geungeo.ingest.pipeline import Progress
-from geungeo.interfaces.api.routes import feedback as feedback_route
 from geungeo.interfaces.api.routes.ask import answer_events, error_text
-from geungeo.interfaces.api.schemas import FeedbackRequest
 from geungeo.interfaces.api.state import ApiState
 from geungeo.interfaces.web import labels
-from geungeo.services import IngestSummary, Question, StagedUpload
+from geungeo.services import Feedback, IngestSummary, Question, StagedUpload
 from geungeo.services.documents import upload_name
 
 log = logging.getLogger(__name__)
@@ -218,21 +215,17 @@ async def stream_answer(
 # --- feedback ------------------------------------------------------------------------------------
 
 
+_MAX_COMMENT = 10_000
+
+
 async def send_feedback(state: ApiState, answer: Answer | None, rating: Literal["up", "down"], comment: str = "") -> str:
     """Record a rating (and comment) of ``answer`` in the feedback store of ``POST /v1/feedback``."""
     if answer is None:
         raise UserError(labels.FEEDBACK_NOTHING)
-    try:
-        body = FeedbackRequest(
-            conversation_id=answer.conversation_id,
-            question=answer.question,
-            answer=answer.answer,
-            rating=rating,
-            comment=comment.strip() or None,
-        )
-    except ValidationError as exc:
-        raise UserError("; ".join(str(e["msg"]) for e in exc.errors())) from None
-    stored = await feedback_route.feedback(body, state)
+    if len(comment) > _MAX_COMMENT:
+        raise UserError(f"comment too long (at most {_MAX_COMMENT:,} characters) / 의견이 너무 깁니다")
+    entry = Feedback(answer.question, answer.answer, rating, comment.strip() or None, None, answer.conversation_id)
+    stored = await state.call(state.services.feedback.record, entry)
     return f"{labels.FEEDBACK_SAVED} ({rating}, {stored.id[:8]})"
 
 
