@@ -129,9 +129,9 @@ def render(questions: Sequence[Question], sims: np.ndarray, probes: list[tuple[s
         "pairs that a similarity hit would answer rightly; the thresholds that serve no wrong answer on them (≥ 0.95) "
         "serve none right either, a threshold chosen on half the questions still serves wrong answers on the other half, "
         "and four of the five probes (a negation, 누가 vs 언제까지, 유급휴가 vs 무급휴가 and vs 유급휴일) reach 0.979–0.996, "
-        "above the thresholds that are safe on the shared pairs (0.95–0.97). The default is therefore the exact rule (the same text "
-        "after NFC, case, space and end-punctuation normalisation, the same filter, the same corpus version, no earlier "
-        "turns): 0 wrong hits here, while a repeated question, the cache's use, still hits "
+        "above the thresholds that are safe on the shared pairs (0.95–0.97). The default is therefore the exact rule "
+        "(the same text after NFC, case, space and end-punctuation normalisation, the same filter, the same corpus "
+        "version, no earlier turns): 0 wrong hits here, while a repeated question, the cache's use, still hits "
         "(`tests/graph/test_answer_cache.py`).",
     ]
     return "\n".join(lines) + "\n"

@@ -90,7 +90,7 @@ def all_chunks(engine: Engine) -> list[Chunk]:
 
 def ingest(engine: Engine, paths: Sequence[Path], run: Run) -> None:
     first = engine.ingest(paths, progress=_progress)
-    written = first.embedded_chunks  # chunks chunked, tokenised and written in this run
+    written = first.written_chunks  # chunks chunked, tokenised and written in this run
     if written:
         run.ingest["parse+sparse chunks/s"] = written / max(first.parse_seconds + first.sparse_seconds, 1e-9)
         run.ingest["embed+write chunks/s (cache hits count)"] = written / max(first.embed_seconds, 1e-9)

@@ -70,11 +70,12 @@ def test_ingest_search_and_incremental_reingest(tmp_path: Path) -> None:
     assert {"sparse", "dense", "sparse in named"} <= set(hits[0].ranks)
 
     again = engine.ingest([docs])
-    assert again.embedded_chunks == 0 and sum(f.unchanged for f in again.files) == 2
+    assert again.written_chunks == again.embedded_chunks == 0 and sum(f.unchanged for f in again.files) == 2
 
     _write(docs, "연구년법", "연구년", days=30)
     changed = engine.ingest([docs])
-    assert changed.embedded_chunks == 3 and engine.store.count() == 6
+    # the changed document's chunks are written again; texts embedded before come from the embedding cache
+    assert changed.written_chunks == 3 and changed.embedded_chunks < 3 and engine.store.count() == 6
     hits = engine.search("연구년 휴가 30일", k=1, mode="sparse")
     assert "30일" in hits[0].chunk.text
     engine.close()
@@ -213,4 +214,55 @@ def test_unchanged_file_is_not_parsed_again(tmp_path: Path) -> None:
     assert changed.parsed and changed.unchanged == 0
     engine.store.delete_document(engine.store.documents()[0].doc_id)  # the store lost it: parse again
     assert engine.ingest([docs]).files[0].parsed and engine.store.count() == 3
+    engine.close()
+
+
+_SLOW_PARSE = """
+import sys, time
+from pathlib import Path
+from geungeo.engine import build_engine
+from geungeo.ingest.base import loader
+from geungeo.settings import Settings
+
+@loader(".slow")
+def _factory():
+    def load(path):
+        time.sleep(120)  # a file that takes long to parse: the run is killed here
+        return []
+    return load
+
+engine = build_engine(Settings(data_dir=Path(sys.argv[1]), embed_provider="fake"))
+engine.ingest([Path(sys.argv[2])])
+"""
+
+
+def test_a_kill_during_parsing_keeps_every_document_parsed_before_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, topic in (("가족돌봄법", "가족돌봄"), ("난임치료법", "난임치료"), ("배우자출산법", "배우자출산")):
+        _write(docs, name, topic)
+    (docs / "휴가신청서-스캔.slow").write_bytes(b"slow")  # sorts after the three laws
+    data = tmp_path / "data"
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_PARSE, str(data), str(docs)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    catalog, complete = data / "store" / "catalog.sqlite", 0
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline and proc.poll() is None and complete < 3:
+            if catalog.exists():
+                try:
+                    with sqlite3.connect(catalog, timeout=1) as db:
+                        complete = db.execute("SELECT COUNT(*) FROM documents WHERE state='complete'").fetchone()[0]
+                except sqlite3.Error:
+                    complete = 0
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    # before: every file was parsed before any was written, and the kill lost them all
+    assert complete == 3
+    engine = build_engine(_settings(tmp_path))
+    assert sorted(d.title for d in engine.store.documents()) == ["가족돌봄법", "난임치료법", "배우자출산법"]
+    report = engine.ingest([docs / f"{n}.md" for n in ("가족돌봄법", "난임치료법", "배우자출산법")])
+    assert report.written_chunks == 0 and all(not f.parsed for f in report.files)
     engine.close()

@@ -28,6 +28,7 @@ class CachedEmbedder(Embedder):
         self.name = inner.name
         self.dim = inner.dim
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.computed = 0  # texts the inner model embedded (cache misses), for the ingest report
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -61,6 +62,7 @@ class CachedEmbedder(Embedder):
                 part = missing[start : start + step]
                 vecs = self.inner.embed([first[k] for k in part], query=query, on_batch=_offset(progress, start))
                 self._store(side, part, vecs)
+                self.computed += len(part)
                 found.update(zip(part, vecs, strict=True))
         elif on_batch is not None:
             on_batch(len(texts), len(texts))

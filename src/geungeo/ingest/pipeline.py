@@ -11,16 +11,19 @@ changes chunks of documents written afterwards (``--rebuild`` for all).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Full, Queue
 
 import numpy as np
 
 from geungeo.chunking import chunk_document
 from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings.base import Embedder
+from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import FORMAT_VERSION, load_file, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
@@ -55,8 +58,9 @@ class IngestReport:
     seconds: float = 0.0
     parse_seconds: float = 0.0
     sparse_seconds: float = 0.0
-    embed_seconds: float = 0.0
-    embedded_chunks: int = 0
+    embed_seconds: float = 0.0  # embedding and writing
+    written_chunks: int = 0  # chunks written in this run (the others were unchanged)
+    embedded_chunks: int = 0  # vectors computed in this run (not read from the embedding cache)
 
     @property
     def failed(self) -> list[FileResult]:
@@ -72,7 +76,11 @@ class IngestReport:
 
 
 Progress = Callable[[str, int, int], None]
-"""Progress callback: (stage, done, total); stages are "files" and "embed"."""
+"""Progress callback: (stage, done, total); stages are "files" (parsed) and "embed" (chunks written, of those
+parsed so far: the total grows while files are parsed), called from the parsing and the writing thread."""
+
+# Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
+_QUEUE_DOCUMENTS = 8
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
@@ -108,11 +116,31 @@ class _FileWork:
 
 @dataclass
 class _Pending:
-    """A changed document, chunked, waiting for its vectors."""
+    """A changed document, chunked (and its BM25 terms made), waiting for its vectors."""
 
     file: _FileWork
     doc: Document
     chunks: list[Chunk]
+    terms: list[list[str]] | None = None
+
+
+@dataclass
+class _Parsing:
+    """What the parsing thread shares with the writer: the queue between them and the running counts."""
+
+    queue: Queue[_FileWork | _Pending | BaseException | None]
+    stop: threading.Event = field(default_factory=threading.Event)
+    chunks_queued: int = 0
+
+    def put(self, item: _FileWork | _Pending | BaseException | None) -> bool:
+        """Wait for room in the queue; False when the writer has stopped."""
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.2)
+                return True
+            except Full:
+                continue
+        return False
 
 
 def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
@@ -122,7 +150,13 @@ def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
 
 
 class Ingestor:
-    """Writes files into a store, skipping what is already there unchanged."""
+    """Writes files into a store, skipping what is already there unchanged.
+
+    A parsing thread loads, chunks and tokenises one file after another while this thread embeds and
+    writes the documents already parsed; a bounded queue (``_QUEUE_DOCUMENTS``) between them keeps both
+    cores busy and memory flat, and every document is written as soon as its vectors are ready, so that a
+    killed run loses at most the documents in flight.
+    """
 
     def __init__(
         self, store: ChunkStore, embedder: Embedder, settings: Settings, *, summarizer: ChunkSummarizer | None = None
@@ -138,46 +172,84 @@ class Ingestor:
         self.manifest.close()
 
     def run(self, paths: Iterable[Path], *, progress: Progress | None = None) -> IngestReport:
-        """Parse every file first (so the embedding stage knows its total and its ETA), then
-        embed and write the changed documents one by one."""
+        """Skip the unchanged files, then parse the others in a thread while writing what is parsed."""
         started = time.perf_counter()
         files, skipped = discover(paths)
         report = IngestReport(skipped=skipped)
         known = {d.doc_id: d for d in self.store.documents()}
-        work: list[_Pending] = []
-        for n, path in enumerate(files):
-            if progress:
-                progress("files", n, len(files))
-            result, pending = self._parse_file(path, known, report)
-            report.files.append(result)
-            work.extend(pending)
-        if progress:
-            progress("files", len(files), len(files))
-        self._write_all(work, report, progress)
-        self.store.flush()
+        todo: list[tuple[Path, str, str]] = []
+        for path in files:
+            origin, fingerprint = nfc(str(path.resolve())), self.manifest.fingerprint(path)
+            same = self.manifest.unchanged_documents(origin, fingerprint, known) if fingerprint else None
+            if same is None:
+                todo.append((path, origin, fingerprint))
+                continue
+            chunks = sum(known[d].chunk_count for d in same)
+            report.files.append(FileResult(nfc(str(path)), len(same), chunks, len(same), parsed=False))
+        computed_before = self._computed()
+        parsing = _Parsing(Queue(maxsize=_QUEUE_DOCUMENTS))
+        worker = threading.Thread(
+            target=self._parse_all, args=(todo, known, report, parsing, progress, len(files) - len(todo), len(files)),
+            name="geungeo-parse", daemon=True,
+        )
+        worker.start()
+        try:
+            self._write_parsed(parsing, known, report, progress)
+        finally:
+            parsing.stop.set()
+            worker.join()
+            self.store.flush()
+        computed = self._computed()
+        report.embedded_chunks = report.written_chunks if computed is None else computed - (computed_before or 0)
         report.seconds = time.perf_counter() - started
         return report
 
+    def _computed(self) -> int | None:
+        """Vectors the model computed so far (None when there is no embedding cache to tell)."""
+        return self.embedder.computed if isinstance(self.embedder, CachedEmbedder) else None
+
+    # --- the parsing thread ----------------------------------------------------------------------
+
+    def _parse_all(
+        self,
+        todo: list[tuple[Path, str, str]],
+        known: dict[str, DocumentRecord],
+        report: IngestReport,
+        parsing: _Parsing,
+        progress: Progress | None,
+        done: int,
+        total: int,
+    ) -> None:
+        try:
+            for n, (path, origin, fingerprint) in enumerate(todo):
+                if progress:
+                    progress("files", done + n, total)
+                if not self._parse_file(path, origin, fingerprint, known, report, parsing):
+                    return
+            if progress:
+                progress("files", total, total)
+            parsing.put(None)
+        except BaseException as exc:  # the writer re-raises it
+            parsing.put(exc)
+
     def _parse_file(
-        self, path: Path, known: dict[str, DocumentRecord], report: IngestReport
-    ) -> tuple[FileResult, list[_Pending]]:
+        self,
+        path: Path,
+        origin: str,
+        fingerprint: str,
+        known: dict[str, DocumentRecord],
+        report: IngestReport,
+        parsing: _Parsing,
+    ) -> bool:
+        """Parse one file and queue its changed documents; False when the writer has stopped."""
         t0 = time.perf_counter()
         result = FileResult(nfc(str(path)))
-        origin = nfc(str(path.resolve()))
-        fingerprint = self.manifest.fingerprint(path)
-        same = self.manifest.unchanged_documents(origin, fingerprint, known) if fingerprint else None
-        if same is not None:
-            result.parsed = False
-            result.documents = result.unchanged = len(same)
-            result.chunks = sum(known[d].chunk_count for d in same)
-            result.seconds = time.perf_counter() - t0
-            return result, []
         try:
             docs = load_file(path, max_unpacked_bytes=self.settings.max_unpacked_mb << 20)
         except LoaderError as exc:
             result.error = exc.reason
-            self.manifest.forget(origin)
-            return result, []
+            result.seconds = time.perf_counter() - t0
+            return parsing.put(_FileWork(result, origin, "", []))
         result.documents = len(docs)
         for doc in docs:
             doc.origin = origin
@@ -194,12 +266,59 @@ class Ingestor:
         if self.settings.page_images:
             self._add_page_images(path, pending)
         file.left = len(pending)
-        result.removed = self._remove_vanished(origin, set(file.doc_ids), known)
-        if not pending:
-            self.manifest.record(origin, fingerprint, file.doc_ids)
         result.seconds = time.perf_counter() - t0
         report.parse_seconds += result.seconds
-        return result, pending
+        if not parsing.put(file):
+            return False
+        for item in pending:
+            t1 = time.perf_counter()
+            if self.summarizer is None:  # with LLM summaries the writer makes the terms after annotating
+                item.terms = self._terms(item.chunks)
+            report.sparse_seconds += time.perf_counter() - t1
+            parsing.chunks_queued += len(item.chunks)
+            if not parsing.put(item):
+                return False
+        return True
+
+    def _terms(self, chunks: list[Chunk]) -> list[list[str]]:
+        return chunk_terms(chunks, self.settings.header_weight, context=self.settings.chunk_context != "off")
+
+    # --- the writing thread ----------------------------------------------------------------------
+
+    def _write_parsed(
+        self, parsing: _Parsing, known: dict[str, DocumentRecord], report: IngestReport, progress: Progress | None
+    ) -> None:
+        done = 0
+        while (item := parsing.queue.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, _FileWork):
+                self._start_file(item, known, report)
+                continue
+            t0 = time.perf_counter()
+            if self.summarizer is not None:
+                self.summarizer.annotate(item.chunks)
+                item.terms = self._terms(item.chunks)
+            vectors = self._embed(item.chunks, done, parsing.chunks_queued, progress)
+            self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, item.terms or [])
+            report.embed_seconds += time.perf_counter() - t0
+            report.written_chunks += len(item.chunks)
+            done += len(item.chunks)
+            file = item.file
+            file.result.chunks += len(item.chunks)
+            file.result.seconds += time.perf_counter() - t0
+            file.left -= 1
+            if file.left == 0:
+                self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
+
+    def _start_file(self, file: _FileWork, known: dict[str, DocumentRecord], report: IngestReport) -> None:
+        report.files.append(file.result)
+        if file.result.error:
+            self.manifest.forget(file.origin)
+            return
+        file.result.removed = self._remove_vanished(file.origin, set(file.doc_ids), known)
+        if file.left == 0:
+            self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
 
     def _add_page_images(self, path: Path, pending: list[_Pending]) -> None:
         """Render the file's pages (those not rendered before) when a PDF document of it is written."""
@@ -208,29 +327,6 @@ class Ingestor:
             images = render_pages(path, self.settings.data_dir)
             for item in pdfs:
                 attach(item.chunks, images)
-
-    def _write_all(self, work: list[_Pending], report: IngestReport, progress: Progress | None) -> None:
-        total = sum(len(p.chunks) for p in work)
-        done = 0
-        for item in work:
-            t0 = time.perf_counter()
-            if self.summarizer is not None:
-                self.summarizer.annotate(item.chunks)
-            terms = chunk_terms(item.chunks, self.settings.header_weight, context=self.settings.chunk_context != "off")
-            t1 = time.perf_counter()
-            vectors = self._embed(item.chunks, done, total, progress)
-            t2 = time.perf_counter()
-            self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, terms)
-            report.sparse_seconds += t1 - t0
-            report.embed_seconds += t2 - t1
-            report.embedded_chunks += len(item.chunks)
-            done += len(item.chunks)
-            file = item.file
-            file.result.chunks += len(item.chunks)
-            file.result.seconds += time.perf_counter() - t0
-            file.left -= 1
-            if file.left == 0:
-                self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
 
     def _embed(self, chunks: list[Chunk], done: int, total: int, progress: Progress | None) -> np.ndarray:
         if not chunks:

@@ -118,7 +118,8 @@ def ingest(
         out.print(table)
         out.print(
             f"{len(report.files)} files, {report.documents} documents, {report.chunks} chunks "
-            f"({report.embedded_chunks} embedded), {len(report.skipped)} skipped, {len(report.failed)} failed, "
+            f"({report.written_chunks} written, {report.embedded_chunks} embedded), {len(report.skipped)} skipped, "
+            f"{len(report.failed)} failed, "
             f"{report.seconds:.1f} s"
         )
         for f in report.failed:

@@ -46,6 +46,7 @@ class IngestSummary(BaseModel):
     files: list[FileSummary]
     documents: int
     chunks: int
+    written_chunks: int
     embedded_chunks: int
     skipped: int
     failed: int
@@ -238,7 +239,8 @@ class DocumentService:
             for f in report.files
         ]
         return IngestSummary(files=files, documents=report.documents, chunks=report.chunks,
-                             embedded_chunks=report.embedded_chunks, skipped=len(report.skipped),
+                             written_chunks=report.written_chunks, embedded_chunks=report.embedded_chunks,
+                             skipped=len(report.skipped),
                              failed=len(report.failed), seconds=round(report.seconds, 3))
 
     def redact(self, message: str) -> str:

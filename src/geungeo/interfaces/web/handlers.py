@@ -249,7 +249,8 @@ def report_markdown(report: IngestSummary) -> str:
         rows.append(f"| {_cell(f.file)} | {f.documents} | {f.chunks} | {f.unchanged} | {f.removed} | "
                     f"{f.seconds:.1f} | {status} |")
     total = (f"**{len(report.files)} 파일 / files · {report.documents} 문서 / documents · {report.chunks} 청크 / chunks "
-             f"({report.embedded_chunks} embedded) · {report.failed} 실패 / failed · {report.seconds:.1f} s**")
+             f"({report.written_chunks} written, {report.embedded_chunks} embedded) · {report.failed} 실패 / failed · "
+             f"{report.seconds:.1f} s**")
     return total + "\n\n" + "\n".join(rows)
 
 
