@@ -137,3 +137,26 @@ def test_without_tesseract_pages_are_named_and_the_rest_loads(
     _render().save(png)
     with pytest.raises(LoaderError, match="an image needs OCR but Tesseract is not installed"):
         load_file(png)
+
+
+def test_answer_citing_an_ocr_page_warns(tmp_path: Path) -> None:
+    from geungeo.answering.models import Answer, Citation, EvidenceItem
+    from geungeo.answering.synthesis import synthesize
+    from geungeo.chunking.base import chunk_document
+    from geungeo.types import Document, Element
+
+    def evidence(doc: Document) -> EvidenceItem:
+        return EvidenceItem.from_chunk(1, chunk_document(doc)[0])
+
+    scanned = Document("scan.pdf", "scan", "pdf", [Element("대한민국은 민주공화국이다.", page=2, ocr_confidence=0.91)])
+    typed = Document("typed.pdf", "typed", "pdf", [Element("대한민국은 민주공화국이다.", page=2)])
+    for doc, warned in ((scanned, True), (typed, False)):
+        item = evidence(doc)
+        answer = Answer(
+            question="대한민국은?",
+            answer="민주공화국이다.",
+            citations=[Citation(label=item.label, doc=item.doc, page=2, chunk_id=item.chunk_id)],
+            evidence=[item],
+        )
+        warnings = synthesize(answer, tmp_path).warnings
+        assert any("OCR" in w and item.label in w for w in warnings) is warned, warnings
