@@ -3,10 +3,11 @@
 Builds image-only copies of ``../shared/corpus/pdf/SPRI_AI_Brief_2023년12월호_F.pdf`` (pages rasterised
 at 150 and 300 dpi, and a 300 dpi copy with Gaussian noise and a 1° skew), OCRs each page as the PDF
 loader does (rendered at 300 dpi, 2 worker processes, one Tesseract thread each, empty cache) and reports the
-character error rate of each page's OCR text against the original text layer. Whitespace is removed
-from both sides before comparing (Korean spacing in a text layer and in OCR differ without changing
-the text) and both are NFC; CER = edit distance / reference length. Also: a copy whose text layer is
-mojibake (cp949 read as Latin-1, the broken-font case) must be detected and OCR'd, the original must
+character error rate of each page's OCR text against the original text layer. Whitespace and runs of
+three or more leader dots are removed from both sides before comparing (Korean spacing in a text
+layer and in OCR differ without changing the text; leader dots are layout) and both are NFC;
+CER = edit distance / reference length. Also: a copy whose text layer is mojibake (cp949 read as
+Latin-1, the broken-font case) must be detected and OCR'd, the original must
 have 0 pages OCR'd, and no page of any shared-corpus PDF may trigger OCR.
 
     .venv/bin/python benchmarks/ocr.py [--pages 2-7]
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import shutil
 import sys
 import time
@@ -37,8 +39,11 @@ WORK = ROOT / ".work" / "ocr"
 REPORT = ROOT / "reports" / "ocr.md"
 
 
+_LEADERS = re.compile(r"[·.…‥․]{3,}")  # table-of-contents leader dots: layout, not text
+
+
 def _norm(text: str) -> str:
-    return "".join(nfc(text).split())
+    return "".join(_LEADERS.sub("", nfc(text)).split())
 
 
 def _distance(a: str, b: str) -> int:
@@ -77,7 +82,7 @@ def _pages(spec: str, count: int) -> list[int]:
 
 
 def _broken_font_detected() -> tuple[bool, int]:
-    import fitz  # pymupdf, dev extra
+    import pymupdf as fitz  # dev extra
 
     target = WORK / "broken.pdf"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -163,7 +168,7 @@ def main() -> int:
     clean = sum(ocr.needs_ocr(p.get_textpage().get_text_range(), _has_image(p)) is not None for p in original)
     lines = ["# OCR fallback (benchmarks/ocr.py)", "", f"Pages {pages[0] + 1}–{pages[-1] + 1} of the SPRI brief, "
              "Tesseract 5.3 kor+eng psm 4 through pytesseract, 2 worker processes. CER: edit distance over "
-             "reference length, whitespace removed and NFC on both sides.", ""]
+             "reference length, whitespace and leader-dot runs removed and NFC on both sides.", ""]
     variants = [("300 dpi", 300, False), ("150 dpi", 150, False), ("300 dpi + noise + 1° skew", 300, True)]
     summary = []
     per_page: dict[int, list[str]] = {i: [] for i in pages}

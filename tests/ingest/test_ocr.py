@@ -104,7 +104,7 @@ def test_image_only_pdf_is_ocrd_and_cached(tmp_path: Path, monkeypatch: pytest.M
 
 @needs_tesseract
 def test_broken_font_page_is_ocrd(tmp_path: Path) -> None:
-    fitz = pytest.importorskip("fitz", reason="pymupdf (dev extra) writes the broken text layer")
+    fitz = pytest.importorskip("pymupdf", reason="pymupdf (dev extra) writes the broken text layer")
     scan = _image_pdf(tmp_path / "scan.pdf", [_render()])
     with fitz.open(scan) as pdf:
         garbage = "대한민국은 민주공화국이다 모든 권력은".encode("cp949").decode("latin-1")
@@ -120,7 +120,7 @@ def test_broken_font_page_is_ocrd(tmp_path: Path) -> None:
 def test_without_tesseract_pages_are_named_and_the_rest_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    fitz = pytest.importorskip("fitz", reason="pymupdf (dev extra) builds the mixed PDF")
+    fitz = pytest.importorskip("pymupdf", reason="pymupdf (dev extra) builds the mixed PDF")
     monkeypatch.setattr(ocr, "unavailable_reason", lambda: "Tesseract is not installed")
     scan = _image_pdf(tmp_path / "scan.pdf", [_render()])
     with pytest.raises(LoaderError, match=r"page\(s\) 1 need OCR but Tesseract is not installed"):
