@@ -23,6 +23,7 @@ setup() {
 
 demo() {
   setup
+  ocr_deps
   local corpus="../shared/corpus"
   if [ ! -d "$corpus" ]; then
     corpus="$("$VENV/bin/python" -c 'import geungeo, pathlib; print(pathlib.Path(geungeo.__file__).parent / "data" / "sample")')"
@@ -51,9 +52,26 @@ browser_deps() {
   fi
 }
 
+# OCR of scanned PDF pages and image files uses Debian's Tesseract with Korean data (OCR tests are skipped without it).
+ocr_deps() {
+  local missing=()
+  command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
+  tesseract --list-langs 2>/dev/null | grep -qx kor || missing+=(tesseract-ocr-kor)
+  if [ "${#missing[@]}" -eq 0 ]; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${missing[*]} for OCR of scanned pages (apt-get)"
+    { apt-get update -q >/dev/null 2>&1 \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; } \
+      || echo "note: apt-get could not install ${missing[*]}: scanned pages and images cannot be read" >&2
+  else
+    echo "note: ${missing[*]} missing (apt-get needs root): scanned pages and images cannot be read, OCR tests skip" >&2
+  fi
+}
+
 run_tests() {
   setup
   browser_deps
+  ocr_deps
   "$VENV/bin/ruff" check src tests benchmarks
   "$VENV/bin/mypy"
   "$VENV/bin/pytest" "$@"

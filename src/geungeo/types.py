@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Category = Literal["title", "heading", "paragraph", "table", "list", "article", "addendum", "attachment", "figure"]
-DocKind = Literal["law", "regulation", "pdf", "hwp", "hwpx", "docx", "pptx", "html", "text"]
+DocKind = Literal["law", "regulation", "pdf", "hwp", "hwpx", "docx", "pptx", "html", "text", "image"]
 MetaValue = str | int | float | bool | None
 
 
@@ -72,7 +72,7 @@ class Element:
     normalised number (``제43조의2``) and ``article_title`` to its title; 부칙 text comes as
     ``addendum`` elements and 별표/서식 as ``attachment`` elements named by ``attachment``.
     A ``table`` element carries its structured :class:`Table` in ``table`` and its Markdown
-    rendering in ``text``.
+    rendering in ``text``. Text read from a page image by OCR carries ``ocr_confidence``.
     """
 
     text: str
@@ -83,6 +83,7 @@ class Element:
     article_title: str | None = None
     attachment: str | None = None
     table: Table | None = None
+    ocr_confidence: float | None = None  # set when the text was read by OCR: Tesseract's mean word confidence (0–1)
 
 
 @dataclass(slots=True)

@@ -41,6 +41,7 @@ class EvidenceItem(BaseModel):
     category: str | None = None
     page_image: str | None = None  # relative to the data directory
     table: str | None = None  # the Table entity (JSON) of a table chunk
+    ocr_confidence: float | None = None  # the passage was read from a page image by OCR
 
     @classmethod
     def from_chunk(cls, n: int, chunk: Chunk, score: float = 0.0, origin: Origin = "retrieval") -> EvidenceItem:
@@ -62,6 +63,7 @@ class EvidenceItem(BaseModel):
             category=str(m["category"]) if m.get("category") else None,
             page_image=str(m["page_image"]) if m.get("page_image") else None,
             table=str(m["table"]) if m.get("table") else None,
+            ocr_confidence=float(c) if isinstance(c := m.get("ocr_confidence"), int | float) else None,
         )
 
 

@@ -84,6 +84,14 @@ def _confidence(answer: Answer) -> float:
     return round(max(0.0, min(1.0, value)), 2)
 
 
+def _ocr_warnings(cited: list[EvidenceItem]) -> list[str]:
+    """One warning naming the cited passages read from page images by OCR (their text may hold misreadings)."""
+    labels = list(dict.fromkeys(item.label for item in cited if item.ocr_confidence is not None))
+    if not labels:
+        return []
+    return [f"OCR로 읽은 쪽을 인용함(오독 가능) / cites text read by OCR, check the page: {', '.join(labels)}"]
+
+
 def synthesize(answer: Answer, data_dir: Path) -> StructuredAnswer:
     """The structured form of ``answer``: what it says, what it stands on, what to watch out for."""
     labels = {c.label for c in answer.citations}  # an answer cites by label: every passage under a cited label counts
@@ -111,6 +119,6 @@ def synthesize(answer: Answer, data_dir: Path) -> StructuredAnswer:
         ],
         page_images=[img for item in cited if (img := _page_image(item, data_dir)) is not None],
         entity_references=[ent for item in cited if (ent := _entity(item)) is not None],
-        warnings=warnings[:MAX_WARNINGS],
+        warnings=(_ocr_warnings(cited) + warnings)[:MAX_WARNINGS],
         confidence=_confidence(answer),
     )

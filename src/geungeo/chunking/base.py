@@ -25,6 +25,7 @@ def _meta(doc: Document, unit: Unit, piece: Piece, part: int, parts: int) -> dic
         "category": "table" if piece.only_table or all(el.category == "table" for el in unit.elements) else e.category,
         "addendum": e.category == "addendum",
         "part": part if parts > 1 else None,
+        "ocr_confidence": min((c for el in unit.elements if (c := el.ocr_confidence) is not None), default=None),
     }
     if piece.table is not None:
         meta["table"] = piece.table.to_json()

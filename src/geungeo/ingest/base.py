@@ -29,7 +29,7 @@ class Loader(Protocol):
 FORMAT_VERSION = 2
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
-_BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html")
+_BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")
 
 
 def loader(*suffixes: str) -> Callable[[Callable[[], Loader]], Callable[[], Loader]]:

@@ -12,6 +12,9 @@ Tables come from pdfplumber's ruled-grid finder (MIT) with the cell text read by
 (pymupdf moves commas out of their words) — at ~0.12 s a page. A table is one ``table``
 element (Markdown text, structured :class:`Table`, caption when one is next to it) in place of
 its text; captioned images become ``figure`` elements (:mod:`geungeo.ingest.pdf_layout`).
+A page without a text layer (a scan) or with an implausible one (a broken font mapping) is
+rendered and OCR'd instead (:mod:`geungeo.ingest.ocr`); without Tesseract such pages are named in
+a warning (and the document's ``unread_pages``) and the others load.
 Tables are not looked for on rotated pages (pdfplumber turns their coordinates), in a file or
 page pdfplumber cannot read, or without pdfplumber installed; the text loads all the same.
 """
@@ -30,6 +33,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from geungeo.errors import LoaderError
+from geungeo.ingest import ocr
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, text_lines
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
@@ -103,8 +107,9 @@ def _grids(plumbed: pdfplumber.page.Page | None, number: int) -> list[Grid]:
         plumbed.close()
 
 
-def _page_items(page: pypdfium2.PdfPage, plumbed: pdfplumber.page.Page | None, number: int) -> PageItems:
-    textpage = page.get_textpage()
+def _page_items(
+    page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumbed: pdfplumber.page.Page | None, number: int
+) -> PageItems:
     grids = _grids(plumbed, number)
     images = figure_candidates(page)
     if not grids and not images:
@@ -145,13 +150,45 @@ def _plumber_pages(path: Path) -> Iterator[list[pdfplumber.page.Page] | None]:
             plumber.close()
 
 
-def _all_page_items(pdf: pypdfium2.PdfDocument, path: Path) -> list[PageItems]:
+def _has_image(page: pypdfium2.PdfPage) -> bool:
+    return next(iter(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE])), None) is not None
+
+
+def _ocr_page(page: pypdfium2.PdfPage, number: int, label: str) -> PageItems:
+    """The page rendered at :data:`ocr.DPI` and read by Tesseract: one paragraph element per OCR paragraph."""
+    image = page.render(scale=ocr.DPI / 72, grayscale=True).to_pil()
+    result = ocr.ocr_image(image, label=label)
+    return [Element(text, "paragraph", page=number, ocr_confidence=result.confidence) for text in result.paragraphs]
+
+
+def _all_page_items(pdf: pypdfium2.PdfDocument, path: Path) -> tuple[list[PageItems], list[int]]:
+    """Every page's items, OCR'd where its text layer is missing or garbage; and the pages that
+    needed OCR but could not have it (no Tesseract)."""
     pages: list[PageItems] = []
+    unread: list[int] = []
     with _plumber_pages(path) as plumbed:
         for index in range(len(pdf)):
+            number = index + 1
             other = plumbed[index] if plumbed is not None and index < len(plumbed) else None
-            pages.append(_page_items(pdf[index], other, index + 1))
-    return pages
+            page = pdf[index]
+            textpage = page.get_textpage()
+            reason = ocr.needs_ocr(textpage.get_text_range(), _has_image(page))
+            if reason is None:
+                pages.append(_page_items(page, textpage, other, number))
+                continue
+            if other is not None:
+                other.close()
+            try:
+                log.info("%s p.%d: OCR (%s)", path.name, number, reason)
+                pages.append(_ocr_page(page, number, f"{path.name} p.{number}"))
+            except ocr.OcrUnavailable:
+                unread.append(number)
+                pages.append([])
+    return pages, unread
+
+
+def _page_list(numbers: list[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
 
 
 def _elements(pages: list[PageItems]) -> list[Element]:
@@ -193,11 +230,17 @@ def load_pdf(path: Path) -> list[Document]:
     pdf = _open(path)
     try:
         title = _title(pdf, name)
-        pages = _all_page_items(pdf, path)
+        pages, unread = _all_page_items(pdf, path)
     finally:
         pdf.close()
     elements = _elements(pages)
     meta: dict[str, MetaValue] = {"file_name": name, "pages": len(pages)}
+    if unread:
+        why = f"page(s) {_page_list(unread)} need OCR but {ocr.unavailable_reason()}"
+        if not elements:
+            raise LoaderError(nfc(str(path)), why)
+        log.warning("%s: %s; ingesting the other pages", name, why)
+        meta["unread_pages"] = _page_list(unread)
     return [Document(source=name, title=title, kind="pdf", elements=elements, meta=meta)]
 
 

@@ -25,6 +25,7 @@ from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import LoaderError
+from geungeo.ingest import ocr
 from geungeo.ingest.base import FORMAT_VERSION, load_file, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
 from geungeo.ingest.page_images import attach, render_pages
@@ -167,6 +168,7 @@ class Ingestor:
         self.summarizer = summarizer
         salt = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}|{store.signature}"
         self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
+        ocr.configure_cache(settings.data_dir)
 
     def close(self) -> None:
         self.manifest.close()
