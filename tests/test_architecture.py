@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("graph", "agent", "engine"),
     ("answering", "retrieval", "ingest", "chunking"),
     ("stores", "embeddings", "llm"),
-    ("text", "types", "settings", "errors", "filters", "prompts", "data"),
+    ("text", "types", "settings", "errors", "filters", "sqlite", "prompts", "data"),
 )
 OUTSIDE = {"testing", "__init__", "__main__"}
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
