@@ -19,7 +19,7 @@ from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import ConfigError
 from geungeo.filters import Filter
-from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress
+from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress, WriteGuard
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.hybrid import HybridRetriever, Mode
 from geungeo.retrieval.structural import StructuralLookup
@@ -40,15 +40,20 @@ class Engine:
     retriever: HybridRetriever
 
     def ingest(
-        self, paths: Iterable[Path], *, progress: Progress | None = None, llm: BaseChatModel | None = None
+        self,
+        paths: Iterable[Path],
+        *,
+        progress: Progress | None = None,
+        llm: BaseChatModel | None = None,
+        write_guard: WriteGuard | None = None,
     ) -> IngestReport:
         """Ingest files and directories (incremental: unchanged documents are skipped).
 
         With ``chunk_context_llm`` the chat model (``llm``, else the configured one) writes each new chunk's
-        context sentence.
+        context sentence. ``write_guard`` is held around each store write (a service's writer lock).
         """
         summarizer = self._summarizer(llm)
-        ingestor = Ingestor(self.store, self.embedder, self.settings, summarizer=summarizer)
+        ingestor = Ingestor(self.store, self.embedder, self.settings, summarizer=summarizer, write_guard=write_guard)
         try:
             return ingestor.run(paths, progress=progress)
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Full, Queue
@@ -79,6 +80,9 @@ class IngestReport:
 Progress = Callable[[str, int, int], None]
 """Progress callback: (stage, done, total); stages are "files" (parsed) and "embed" (chunks written, of those
 parsed so far: the total grows while files are parsed), called from the parsing and the writing thread."""
+
+WriteGuard = Callable[[], AbstractContextManager[object]]
+"""What each store write is made under (a service's writer lock), so that readers wait for one write at most."""
 
 # Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
 _QUEUE_DOCUMENTS = 8
@@ -160,12 +164,19 @@ class Ingestor:
     """
 
     def __init__(
-        self, store: ChunkStore, embedder: Embedder, settings: Settings, *, summarizer: ChunkSummarizer | None = None
+        self,
+        store: ChunkStore,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        summarizer: ChunkSummarizer | None = None,
+        write_guard: WriteGuard | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.summarizer = summarizer
+        self.write_guard = write_guard or nullcontext
         salt = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}|{store.signature}"
         self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
         ocr.configure_cache(settings.data_dir)
@@ -200,7 +211,8 @@ class Ingestor:
         finally:
             parsing.stop.set()
             worker.join()
-            self.store.flush()
+            with self.write_guard():
+                self.store.flush()
         computed = self._computed()
         report.embedded_chunks = report.written_chunks if computed is None else computed - (computed_before or 0)
         report.seconds = time.perf_counter() - started
@@ -302,7 +314,8 @@ class Ingestor:
                 self.summarizer.annotate(item.chunks)
                 item.terms = self._terms(item.chunks)
             vectors = self._embed(item.chunks, done, parsing.chunks_queued, progress)
-            self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, item.terms or [])
+            with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
+                self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, item.terms or [])
             report.embed_seconds += time.perf_counter() - t0
             report.written_chunks += len(item.chunks)
             done += len(item.chunks)
@@ -318,7 +331,8 @@ class Ingestor:
         if file.result.error:
             self.manifest.forget(file.origin)
             return
-        file.result.removed = self._remove_vanished(file.origin, set(file.doc_ids), known)
+        with self.write_guard():
+            file.result.removed = self._remove_vanished(file.origin, set(file.doc_ids), known)
         if file.left == 0:
             self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
 
 from geungeo.engine import Engine, build_engine, drop_index
@@ -65,13 +64,6 @@ class Services:
         self.search = SearchService(self.engine)
         self.structure = StructureService(self.engine)
 
-    def writing(self) -> AbstractContextManager[None]:
-        """What an ingestion holds: the writer lock, unless the store serves readers while it writes (a store
-        that declares ``concurrent_reads = True``), so that searches and answers go on during an upload."""
-        if getattr(self.engine.store, "concurrent_reads", False):
-            return nullcontext()
-        return self.lock.write()
-
     @classmethod
     def build(cls, settings: Settings | None = None) -> Services:
         """The services over the engine the settings describe."""
@@ -99,11 +91,11 @@ class Services:
         return JobRunner(lambda exc: self.documents.redact(str(exc) or type(exc).__name__))
 
     def ingest_in_background(self, uploads: Sequence[StagedUpload]) -> Job:
-        """Queue the staged uploads' ingestion (under the write lock) as a job."""
+        """Queue the staged uploads' ingestion as a job; each store write takes the writer lock, so searches and
+        answers wait for one document's write at most, never for the whole ingestion."""
 
         def work(progress: Progress) -> IngestSummary:
-            with self.writing():
-                report = self.documents.ingest_uploads(uploads, progress=progress)
+            report = self.documents.ingest_uploads(uploads, progress=progress, write_guard=self.lock.write)
             return self.documents.summary(report)
 
         def discard() -> None:

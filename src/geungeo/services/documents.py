@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from geungeo.engine import Engine
 from geungeo.errors import InvalidInputError, NotFoundError, TooLargeError, UnsupportedFileError
 from geungeo.ingest.base import supported_suffixes
-from geungeo.ingest.pipeline import IngestReport, Progress
+from geungeo.ingest.pipeline import IngestReport, Progress, WriteGuard
 from geungeo.services.inputs import redact_paths
 from geungeo.text.normalize import nfc
 from geungeo.types import Chunk, DocumentRecord
@@ -172,9 +172,11 @@ class DocumentService:
             raise NotFoundError(f"no document matches {', '.join(sorted(set(targets)))} / 일치하는 문서가 없습니다")
         return docs, sum(self.delete(d.doc_id) for d in docs)
 
-    def ingest(self, paths: Iterable[Path], progress: Progress | None = None) -> IngestReport:
-        """Ingest files and folders (incremental)."""
-        return self.engine.ingest(paths, progress=progress)
+    def ingest(
+        self, paths: Iterable[Path], progress: Progress | None = None, write_guard: WriteGuard | None = None
+    ) -> IngestReport:
+        """Ingest files and folders (incremental); ``write_guard`` is held around each store write."""
+        return self.engine.ingest(paths, progress=progress, write_guard=write_guard)
 
     def stage_upload(self, source: BinaryIO, name: str) -> StagedUpload:
         """Copy an upload beside ``<uploads>/name`` (TooLargeError past ``api_max_upload_mb``); :meth:`ingest_uploads`
@@ -202,12 +204,14 @@ class DocumentService:
             raise
         return StagedUpload(name, part, target)
 
-    def ingest_uploads(self, staged: Sequence[StagedUpload], progress: Progress | None = None) -> IngestReport:
+    def ingest_uploads(
+        self, staged: Sequence[StagedUpload], progress: Progress | None = None, write_guard: WriteGuard | None = None
+    ) -> IngestReport:
         """Put staged uploads in place and ingest them; a file none of whose documents could be stored is removed."""
         try:
             for upload in staged:
                 os.replace(upload.part, upload.target)
-            report = self.engine.ingest([u.target for u in staged], progress=progress)
+            report = self.engine.ingest([u.target for u in staged], progress=progress, write_guard=write_guard)
         except BaseException:
             for upload in staged:
                 upload.discard()

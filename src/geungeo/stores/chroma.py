@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ class ChromaStore(ChunkStore):
     """Chroma + SQLite catalog + bm25s, all in one directory."""
 
     def __init__(self, settings: Settings, signature: IndexSignature) -> None:
+        self._flush_lock = threading.Lock()
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
@@ -162,7 +164,12 @@ class ChromaStore(ChunkStore):
 
     # --- derived index -------------------------------------------------------------
     def flush(self) -> None:
-        """Rebuild the BM25 index if the catalog changed since it was built."""
+        """Rebuild the BM25 index if the catalog changed since it was built (one rebuild at a time: readers that
+        search while a document is being ingested wait for the one that rebuilds)."""
+        with self._flush_lock:
+            self._flush()
+
+    def _flush(self) -> None:
         generation = self.catalog.generation
         if self.bm25.generation == generation or (self.bm25.load() and self.bm25.generation == generation):
             return
