@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from geungeo.errors import QueryError
+from geungeo.retrieval.hybrid import check_query
 from geungeo.text.normalize import nfc
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -29,14 +30,7 @@ def valid_text(text: str, *, what: str = "text") -> str:
 
 def user_query(text: str, max_chars: int, *, what: str = "query") -> str:
     """The cleaned, stripped query; QueryError when it is empty, not valid Unicode or longer than ``max_chars``."""
-    q = valid_text(text, what=what).strip()
-    if not q:
-        raise QueryError("empty query: ask a question or give keywords / 질문을 입력하세요")
-    if len(q) > max_chars:
-        raise QueryError(
-            f"query too long: {len(q):,} characters (limit {max_chars:,}, GEUNGEO_MAX_QUERY_CHARS) / 질문이 너무 깁니다"
-        )
-    return q
+    return check_query(valid_text(text, what=what), max_chars)
 
 
 def redact_paths(message: str, *roots: object) -> str:
