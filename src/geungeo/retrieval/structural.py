@@ -81,7 +81,7 @@ class StructuralRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Citation:
+class StructuralSource:
     """Where an answer comes from: ``[교원인사규정 제8조]`` and the chunks it was read from."""
 
     label: str
@@ -98,7 +98,7 @@ class StructuralAnswer:
     kind: Kind
     request: StructuralRequest
     text: str
-    citations: list[Citation] = field(default_factory=list)
+    citations: list[StructuralSource] = field(default_factory=list)
     found: bool = True
     message: str = ""
 
@@ -233,9 +233,9 @@ def _ga(word: str) -> str:
     return word + ("이" if closed else "가")
 
 
-def _citation(doc: DocumentRecord, place: str | None, chunks: Sequence[Chunk], article: str | None = None) -> Citation:
+def _citation(doc: DocumentRecord, place: str | None, chunks: Sequence[Chunk], article: str | None = None) -> StructuralSource:
     label = f"[{doc.title} {place}]" if place else f"[{doc.title}]"
-    return Citation(label, doc.title, doc.code, article, [c.id for c in chunks])
+    return StructuralSource(label, doc.title, doc.code, article, [c.id for c in chunks])
 
 
 def _not_found(request: StructuralRequest, ko: str, en: str) -> StructuralAnswer:

@@ -145,26 +145,26 @@ def passage_markdown(item: EvidenceItem) -> str:
 
 
 @dataclass
-class Passage:
+class PassageView:
     """What the passage panel shows for one citation."""
 
     markdown: str
     image: Path | None = None
 
 
-async def open_passage(state: ApiState, answer: Answer | None, index: int) -> Passage:
+async def open_passage(state: ApiState, answer: Answer | None, index: int) -> PassageView:
     """The cited passage of citation ``index`` (0-based), with its page image when one was rendered."""
     if answer is None or not 0 <= index < len(answer.citations):
-        return Passage(labels.PASSAGE_EMPTY)
+        return PassageView(labels.PASSAGE_EMPTY)
     citation = answer.citations[index]
     chunks = await state.call(state.services.documents.chunks, [citation.chunk_id])
     chunk = chunks[0] if chunks else None
     item = cited_evidence(answer, index) or (EvidenceItem.from_chunk(index + 1, chunk) if chunk else None)
     if item is None:
-        return Passage(f"### {citation.label}\n\n_이 근거는 더 이상 색인에 없습니다 / no longer in the index._")
+        return PassageView(f"### {citation.label}\n\n_이 근거는 더 이상 색인에 없습니다 / no longer in the index._")
     relative = getattr(item, "page_image", None) or (chunk.meta.get("page_image") if chunk else None)
     image = page_images.resolve(state.settings.data_dir, relative)
-    return Passage(passage_markdown(item), image)
+    return PassageView(passage_markdown(item), image)
 
 
 # --- asking --------------------------------------------------------------------------------------
