@@ -35,21 +35,28 @@ demo() {
   "$VENV/bin/geungeo" ask "교원이 휴직할 수 있는 경우는?"
 }
 
-# The web UI's browser test drives Debian's chromium (headless; skipped without it); a Korean font makes its
-# screenshot legible. Installed quietly when missing and this is root with apt-get; otherwise a note, never a failure.
+# Debian packages some features need, installed quietly when missing and this is root with apt-get; otherwise a
+# note, never a failure. apt_install WHAT PACKAGE…
+apt_install() {
+  local what="$1"
+  shift
+  if [ "$#" -eq 0 ]; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing $* for $what (apt-get)"
+    { apt-get update -q >/dev/null 2>&1 \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1; } \
+      || echo "note: apt-get could not install $*: without them $what is skipped" >&2
+  else
+    echo "note: $* missing (apt-get needs root): without them $what is skipped" >&2
+  fi
+}
+
+# The web UI's browser test drives Debian's chromium (headless); a Korean font makes its screenshot legible.
 browser_deps() {
   local missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=ko 2>/dev/null)" ]; then missing+=(fonts-nanum); fi
-  if [ "${#missing[@]}" -eq 0 ]; then return 0; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${missing[*]} for the web UI browser test (apt-get)"
-    { apt-get update -q >/dev/null 2>&1 \
-        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; } \
-      || echo "note: apt-get could not install ${missing[*]}: the web UI browser test may be skipped" >&2
-  else
-    echo "note: ${missing[*]} missing (apt-get needs root): the web UI browser test is skipped without chromium" >&2
-  fi
+  apt_install "the web UI browser test" "${missing[@]}"
 }
 
 # OCR of scanned PDF pages and image files uses Debian's Tesseract with Korean data (OCR tests are skipped without it).
@@ -57,15 +64,7 @@ ocr_deps() {
   local missing=()
   command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
   tesseract --list-langs 2>/dev/null | grep -qx kor || missing+=(tesseract-ocr-kor)
-  if [ "${#missing[@]}" -eq 0 ]; then return 0; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${missing[*]} for OCR of scanned pages (apt-get)"
-    { apt-get update -q >/dev/null 2>&1 \
-        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; } \
-      || echo "note: apt-get could not install ${missing[*]}: scanned pages and images cannot be read" >&2
-  else
-    echo "note: ${missing[*]} missing (apt-get needs root): scanned pages and images cannot be read, OCR tests skip" >&2
-  fi
+  apt_install "OCR of scanned pages and images" "${missing[@]}"
 }
 
 run_tests() {

@@ -29,22 +29,20 @@ WARNING_KO = "LLM을 사용할 수 없어 추출식 답변으로 대체했습니
 Behaviour = Callable[[BaseHTTPRequestHandler, threading.Event], None]
 
 
-def _http_500(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
-    body = b'{"error": {"message": "model crashed"}}'
-    handler.send_response(500)
+def _reply(handler: BaseHTTPRequestHandler, status: int, body: bytes) -> None:
+    handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()
     handler.wfile.write(body)
+
+
+def _http_500(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
+    _reply(handler, 500, b'{"error": {"message": "model crashed"}}')
 
 
 def _garbage(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
-    body = b"<html>\xeb\x8b\xa4 upstream proxy says hello {{{"
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
+    _reply(handler, 200, b"<html>\xeb\x8b\xa4 upstream proxy says hello {{{")
 
 
 def _hang(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:

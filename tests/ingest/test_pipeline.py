@@ -160,18 +160,8 @@ def test_killed_ingest_leaves_store_consistent_and_next_run_completes(tmp_path: 
         [sys.executable, "-m", "geungeo", "ingest", str(laws)], env=env, cwd=tmp_path,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    catalog = data / "store" / "catalog.sqlite"
     deadline = time.monotonic() + 120
-    complete = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        if catalog.exists():
-            try:
-                with sqlite3.connect(catalog, timeout=1) as db:
-                    complete = db.execute("SELECT COUNT(*) FROM documents WHERE state='complete'").fetchone()[0]
-            except sqlite3.Error:
-                complete = 0
-            if complete >= 5:
-                break
+    while time.monotonic() < deadline and proc.poll() is None and _complete_documents(data) < 5:
         time.sleep(0.05)
     assert proc.poll() is None, "ingestion finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
@@ -189,6 +179,18 @@ def test_killed_ingest_leaves_store_consistent_and_next_run_completes(tmp_path: 
     total = sum(d.chunk_count for d in engine.store.documents())
     assert engine.store.count() == total == engine.store.collection.count()  # type: ignore[attr-defined]
     engine.close()
+
+
+def _complete_documents(data: Path) -> int:
+    """Documents a (running) ingestion has finished writing, read from its catalog (0 before there is one)."""
+    catalog = data / "store" / "catalog.sqlite"
+    if not catalog.exists():
+        return 0
+    try:
+        with sqlite3.connect(catalog, timeout=1) as db:
+            return int(db.execute("SELECT COUNT(*) FROM documents WHERE state='complete'").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 @pytest.mark.parametrize("query", ["", "   ", "가" * 100_000])
@@ -245,16 +247,10 @@ def test_a_kill_during_parsing_keeps_every_document_parsed_before_it(tmp_path: P
     data = tmp_path / "data"
     proc = subprocess.Popen([sys.executable, "-c", _SLOW_PARSE, str(data), str(docs)], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    catalog, complete = data / "store" / "catalog.sqlite", 0
-    deadline = time.monotonic() + 90
+    complete, deadline = 0, time.monotonic() + 90
     try:
         while time.monotonic() < deadline and proc.poll() is None and complete < 3:
-            if catalog.exists():
-                try:
-                    with sqlite3.connect(catalog, timeout=1) as db:
-                        complete = db.execute("SELECT COUNT(*) FROM documents WHERE state='complete'").fetchone()[0]
-                except sqlite3.Error:
-                    complete = 0
+            complete = _complete_documents(data)
             time.sleep(0.1)
     finally:
         proc.send_signal(signal.SIGKILL)
