@@ -62,7 +62,7 @@ def test_ingest_search_stats_delete(env: Path) -> None:
 def test_reingest_reports_unchanged(env: Path) -> None:
     runner.invoke(app, ["ingest", str(env)])
     res = runner.invoke(app, ["ingest", str(env)])
-    assert "(0 embedded)" in res.output
+    assert "(0 written, 0 embedded)" in res.output
 
 
 def test_changed_tokenizer_setting_asks_for_rebuild_and_rebuild_works(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
