@@ -206,11 +206,13 @@ class Ingestor:
             name="geungeo-parse", daemon=True,
         )
         worker.start()
+        finished = False
         try:
             self._write_parsed(parsing, known, report, progress)
+            finished = True
         finally:
             parsing.stop.set()
-            worker.join()
+            worker.join(None if finished else 1.0)  # interrupted: do not wait for a long parse (a daemon thread)
             with self.write_guard():
                 self.store.flush()
         computed = self._computed()
