@@ -88,6 +88,14 @@ def test_ask_streams_an_answer_with_citations_and_json(env: Path) -> None:
     assert structured <= answer["structured"].keys()
 
 
+def test_an_answer_from_the_cache_is_printed(env: Path) -> None:
+    runner.invoke(app, ["ingest", str(env)])
+    first = runner.invoke(app, ["ask", "연차 유급휴가는 며칠?"])
+    again = runner.invoke(app, ["ask", "연차 유급휴가는 며칠?", "--verbose"])
+    assert again.exit_code == 0 and "hit 1.000" in again.output  # served from the cache, which streams no tokens …
+    assert "15일" in first.output and "15일" in again.output  # … and still shown (it printed an empty answer)
+
+
 def test_config_prints_settings_with_secrets_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEUNGEO_EMBED_API_KEY", "sk-secret")
     res = runner.invoke(app, ["config", "--json"])

@@ -312,12 +312,15 @@ def _print_answer_tail(answer: Any, verbose: bool) -> None:
 
 def _stream_answer(services: Any, question: str, conversation_id: str | None, filters: str | None) -> Any:
     answers = services.answers
-    answer = None
+    answer, streamed = None, False
     for event in answers.stream(answers.check(question, filters), conversation_id):
         if event["type"] == "token":
             out.print(event["text"], end="", highlight=False, markup=False)
+            streamed = True
         elif event["type"] == "answer":
             answer = event["answer"]
+    if not streamed and answer is not None:  # an answer that streamed no tokens (from the cache, a lookup)
+        out.print(answer.answer, end="", highlight=False, markup=False)
     out.print()
     return answer
 
