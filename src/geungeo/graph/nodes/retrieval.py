@@ -1,4 +1,4 @@
-"""Retrieval nodes: run every sub-query and variation in parallel, add neighbours, rerank."""
+"""Retrieval nodes: run every sub-query and variation in parallel, add neighbours and cited articles, rerank."""
 
 from __future__ import annotations
 
@@ -58,18 +58,24 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 
 
 def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """Previous/next chunks of the best candidates (the rest of a split article, the facing page)."""
+    """Previous/next chunks of the best candidates (the rest of a split article, the facing page), and the
+    articles they cite (origin ``reference``: "제2조에 따른", "법 제105조", "「다른법」 제2조제1호")."""
     window = ctx.settings.neighbour_window
     candidates = sorted(state.get("candidates", []), key=lambda c: -c.score)
     retrieved = [c for c in candidates if c.origin != "correction"]  # a correction has no neighbours
+    top = retrieved[: ctx.settings.rerank_top_k]
     have = {c.chunk_id for c in candidates}
     added: list[EvidenceItem] = []
-    for top in retrieved[: ctx.settings.rerank_top_k] if window else []:
-        for chunk in ctx.engine.store.neighbours(top.chunk_id, window):
+    for item in top if window else []:
+        for chunk in ctx.engine.store.neighbours(item.chunk_id, window):
             if chunk.id not in have:
                 have.add(chunk.id)
                 added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour"))
-    tracker.notes.append(f"+{len(added)} neighbours")
+    neighbours = len(added)
+    cited = [t for link in ctx.engine.store.links_from([c.chunk_id for c in top]) for t in link.targets]
+    new = [t for t in dict.fromkeys(cited) if t not in have][: ctx.settings.rerank_top_k * 2]
+    added += [EvidenceItem.from_chunk(0, chunk, 0.0, origin="reference") for chunk in ctx.engine.store.get(new)]
+    tracker.notes.append(f"+{neighbours} neighbours, +{len(added) - neighbours} cited articles")
     return {"candidates": candidates + added}
 
 
@@ -79,10 +85,12 @@ class _Ranking(BaseModel):
 
 def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Top RERANK_TOP_K passages: human-verified corrections first, then the retrieved ones (LLM listwise
-    order when a model is there, else the fused order), followed by the neighbours of those passages."""
+    order when a model is there, else the fused order), followed by the articles those passages cite and their
+    neighbours."""
     everything = state.get("candidates", [])
     pinned = [c for c in everything if c.origin == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
-    candidates = sorted((c for c in everything if c.origin not in ("neighbour", "correction")), key=lambda c: -c.score)
+    added = ("neighbour", "reference", "correction")
+    candidates = sorted((c for c in everything if c.origin not in added), key=lambda c: -c.score)
     top_k = ctx.settings.rerank_top_k - len(pinned)
     pool = candidates[: top_k * 3]
     chosen = pool[:top_k]
@@ -102,5 +110,8 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
     chosen_docs = {c.doc_id for c in chosen}
     neighbours = [c for c in everything if c.origin == "neighbour" and c.doc_id in chosen_docs][: ctx.settings.rerank_top_k]
-    evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(pinned + chosen + neighbours, start=1)]
+    cited = {t for link in ctx.engine.store.links_from([c.chunk_id for c in chosen]) for t in link.targets}
+    references = [c for c in everything if c.origin == "reference" and c.chunk_id in cited][: ctx.settings.rerank_top_k]
+    kept = pinned + chosen + references + neighbours
+    evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(kept, start=1)]
     return {"evidence": evidence}
