@@ -74,7 +74,19 @@ def test_expand_adds_the_cited_article_as_reference_evidence(data_dir: Path) -> 
     assert ("이자보장법 제3조", "reference") in origins  # the article it cites: "법 제3조"
     assert not any(e.origin == "neighbour" for e in answer.evidence)
     expand = next(s for s in answer.flow_log if s.node == "expand")
-    assert "+1 cited articles" in expand.note
+    assert "+1 cited or citing articles" in expand.note
+
+
+def test_expand_adds_the_decree_article_implementing_a_retrieved_statute_article(data_dir: Path) -> None:
+    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=1,
+                        rerank_top_k=1)
+    runner = QueryRunner(build_engine(settings))
+    try:
+        answer = runner.run("퇴직한 근로자의 임금을 14일 이내에 지급하지 아니하면?")
+    finally:
+        runner.close()
+    origins = [(e.label, e.origin) for e in answer.evidence]
+    assert origins == [("이자보장법 제3조", "retrieval"), ("이자보장법 시행령 제2조", "reference")]
 
 
 def test_links_are_read_back_after_ingestion(data_dir: Path) -> None:
