@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/references.py              # link counts + reachability (loaders only, ~1 minute)
     .venv/bin/python benchmarks/references.py --evidence   # also evidence recall with/without reference expansion
+    GEUNGEO_EMBED_PROVIDER=fake GEUNGEO_DENSE_WEIGHT=0 .venv/bin/python benchmarks/references.py --evidence
+                                                           # the same over BM25 alone (a store ingested with "fake")
 
 Writes ``benchmarks/reports/references.md``:
 
@@ -255,7 +257,8 @@ def render(counts: dict[str, Counts], reach: list[Reach], evidence: list[Evidenc
             "",
             "## Evidence recall with and without reference expansion",
             "",
-            f"The answer graph (extractive, no LLM; embedder {settings.embed_provider}, top_k {settings.top_k}, "
+            f"The answer graph (extractive, no LLM; embedder {settings.embed_provider}, dense weight "
+            f"{settings.dense_weight:g}, sparse weight {settings.sparse_weight:g}, top_k {settings.top_k}, "
             f"rerank_top_k {settings.rerank_top_k}, neighbour_window {settings.neighbour_window}) on the answerable "
             "questions of laws.jsonl and regulations.jsonl. A question counts when its final evidence holds every "
             "gold target (`need_all`) or one of them (otherwise). *Without*: the same evidence less its `reference` "

@@ -63,3 +63,13 @@ def test_regulations_name_each_other_by_title_and_by_defined_names() -> None:
 def test_addenda_and_self_citations_are_not_links() -> None:
     chunks = _doc("민법", ("제3조", "제3조제2항의 경우와 제4조"), addendum="제5조의 개정규정은 공포한 날부터 시행한다.")
     assert document_references("민법", "law", chunks) == [Reference("민법-0", "민법", "제4조", "")]
+
+
+def test_lists_run_through_details_and_remarks() -> None:
+    text = ("「형법」 제258조의2(특수상해)ㆍ제261조 또는 「민법」 제909조의2(「민법」 제927조의2제1항에 따라 준용되는 "
+            "경우를 포함한다), 제931조제2항ㆍ제3항, 제932조. 「고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률」"
+            "(이하 \"징수법\"이라 한다) 제5조. 「국민건강보험법」에 따른 공단에 같은 법 제50조. 제3조 위반 제4조")
+    assert [(d, a) for d, a, _ in _cited("도로교통법", ("제93조", text))] == [
+        ("형법", "제258조의2"), ("형법", "제261조"), ("민법", "제909조의2"), ("민법", "제927조의2"), ("민법", "제931조"),
+        ("민법", "제932조"), ("고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률", "제5조"), ("국민건강보험법", "제50조"),
+        ("도로교통법", "제3조"), ("도로교통법", "제4조")]

@@ -38,8 +38,17 @@ _GENERIC = frozenset({
     "지침", "요강", "내규", "명령", "조례", "방법", "위법", "불법", "입법", "사법", "관계법", "관련법", "해당법",
 })
 _SAME = frozenset({"이", "본", "해당"})
-# What may stand between two articles of one list: 제2조, 제3조 및 제5조 / 제13조부터 제17조까지.
-_LIST_GAP = re.compile(r"(?:[\s,·ㆍ]|및|또는|부터|내지|와|과|까지|이나|나)*")
+# What may stand between two articles of one list: 제2조, 제3조 및 제5조 / 제13조부터 제17조까지 / 제23조제2항ㆍ제3항,
+# 제54조 / 제288조제1항ㆍ제2항 본문, 제289조 — and the end of a remark the previous article sits in: 제909조의2(「민법」
+# 제927조의2제1항에 따라 준용되는 경우를 포함한다), 제927조의2.
+_LIST_GAP = re.compile(
+    r"(?:[^()]*\))?"
+    r"(?:[\s,·ㆍ]|및|또는|부터|내지|와|과|까지|이나|나|본문|단서|전단|후단|같은\s*조|\([^()]*\)"
+    r"|제\s*\d+\s*[항호](?:\s*의\s*\d+)?|[가-하]\s*목)*"
+)
+# Between a 「title」 and its article only a remark: 「…에 관한 법률」(이하 "고용산재보험료징수법"이라 한다) 제5조.
+_REMARK = re.compile(r"\s*\([^()]*\)\s*")
+_NAMED = re.compile(r"「\s*([^「」\n]{1,80}?)\s*」")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +135,7 @@ def document_references(title: str, kind: str, chunks: Sequence[Chunk]) -> list[
 def _passage_references(chunk: Chunk, reader: _Reader) -> list[Reference]:
     text = chunk.text
     refs: list[Reference] = []
-    last_named: str | None = None
+    named_at = [(m.end(), m[1]) for m in _NAMED.finditer(text)]  # every 「title」, cited article or not
     previous: tuple[int, str] | None = None  # where the last citation ended and the document it named
     for m in REFERENCE.finditer(text):
         named, det, word, sub = m["named"], m["det"], m["word"], m["sub"]
@@ -136,8 +145,8 @@ def _passage_references(chunk: Chunk, reader: _Reader) -> list[Reference]:
             target = named.strip()
             if sub:
                 target = f"{target} {sub}"
-            last_named = target
         elif word is not None and (det == "같은" or word in ("동법", "동령")):
+            last_named = next((title for end, title in reversed(named_at) if end <= m.start()), None)
             target = reader.same_as(word, last_named)
             if sub:
                 target = _decree_of(target, sub)
@@ -149,6 +158,9 @@ def _passage_references(chunk: Chunk, reader: _Reader) -> list[Reference]:
             target = reader.bare(word) if word else None
             if sub:
                 target = _decree_of(target or reader.title, sub)
+            last = next(((end, title) for end, title in reversed(named_at) if end <= m.start()), None)
+            if target is None and word is None and last is not None and _REMARK.fullmatch(text, last[0], article_at):
+                target = last[1]
             if target is None:
                 if previous is not None and _LIST_GAP.fullmatch(text, previous[0], article_at):
                     target = previous[1]
