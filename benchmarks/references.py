@@ -278,7 +278,16 @@ def render(counts: dict[str, Counts], reach: list[Reach], evidence: list[Evidenc
             lines.append(f"| {label} | {len(es)} | {wo} ({_pct(wo, len(es))}) | {fw} ({_pct(fw, len(es))}) | "
                          f"{w} ({_pct(w, len(es))}) | {ratio} | {refs:.1f} |")
         gained = [e.question.id for e in evidence if e.with_refs and not e.without_refs]
-        lines += ["", f"Questions whose evidence is complete only with references: {', '.join(gained) or 'none'}."]
+        lost = [e.question.id for e in evidence if e.without_refs and not e.with_refs]
+        lines += [
+            "",
+            f"Questions whose evidence is complete only with references: {', '.join(gained) or 'none'}; "
+            f"complete only without them: {', '.join(lost) or 'none'}.",
+            "",
+            "Nothing here was tuned on these questions: following citing articles back only when at most 3 articles "
+            "cite one, at most 2 × rerank_top_k reference candidates per round and rerank_top_k kept were fixed "
+            "before measuring, so there is no split-half estimate to give.",
+        ]
     return "\n".join(lines) + "\n"
 
 

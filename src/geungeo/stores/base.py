@@ -2,7 +2,9 @@
 
 A store keeps documents, their chunks, one dense vector per chunk and the chunk's sparse
 terms. Writing a document is atomic (all of its chunks or none are visible), and a store
-refuses to mix vectors of different embedders or terms of different tokenizers.
+refuses to mix vectors of different embedders or terms of different tokenizers. The citations
+its article chunks make (:mod:`geungeo.text.references`) are written with them, in the same
+transaction, and resolved to the cited articles' chunks when read (:meth:`ChunkStore.links_from`).
 """
 
 from __future__ import annotations
