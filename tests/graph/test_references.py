@@ -89,6 +89,18 @@ def test_expand_adds_the_decree_article_implementing_a_retrieved_statute_article
     assert origins == [("이자보장법 제3조", "retrieval"), ("이자보장법 시행령 제2조", "reference")]
 
 
+def test_rerank_keeps_a_cited_article_that_retrieval_ranked_below_the_chosen_ones(data_dir: Path) -> None:
+    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=6,
+                        rerank_top_k=1)
+    runner = QueryRunner(build_engine(settings))
+    try:
+        answer = runner.run("지연이자 이율은 연 100분의 몇인가요?")
+    finally:
+        runner.close()
+    origins = [(e.label, e.origin) for e in answer.evidence]
+    assert origins == [("이자보장법 시행령 제2조", "retrieval"), ("이자보장법 제3조", "reference")]
+
+
 def test_links_are_read_back_after_ingestion(data_dir: Path) -> None:
     engine = build_engine(Settings(data_dir=data_dir, embed_provider="fake"))
     try:

@@ -139,8 +139,11 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     chosen_docs = {c.doc_id for c in chosen}
     neighbours = [c for c in everything if c.origin == "neighbour" and c.doc_id in chosen_docs][: ctx.settings.rerank_top_k]
     related = related_articles(ctx.engine.store, [c.chunk_id for c in chosen])
-    by_id = {c.chunk_id: c for c in everything if c.origin == "reference"}
-    references = [by_id[t] for t in related if t in by_id][: ctx.settings.rerank_top_k]
+    taken = {c.chunk_id for c in pinned + chosen}
+    # a cited article that retrieval found too but ranked below the chosen ones is kept as well, as a reference
+    by_id = {c.chunk_id: c for c in everything if c.origin in ("reference", "retrieval") and c.chunk_id not in taken}
+    references = [by_id[t].model_copy(update={"origin": "reference"}) for t in related if t in by_id]
+    references = references[: ctx.settings.rerank_top_k]
     kept = pinned + chosen + references + neighbours
     evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(kept, start=1)]
     return {"evidence": evidence}
