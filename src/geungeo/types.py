@@ -187,6 +187,27 @@ class DocumentRecord:
     ingested_at: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A citation from a chunk to an article, as the store resolves it when read.
+
+    ``doc`` is the cited document's title as the citation names it (``근로기준법``, the citing document's own
+    title for 이 법 / a bare 제N조), ``article`` the cited 조 and ``detail`` its 항/호/목 (``제1항제2호``).
+    ``targets`` are the chunks of that article (an article may be split into several); empty while no document
+    of that title is ingested (unresolved), filled once one is.
+    """
+
+    source: str
+    doc: str
+    article: str
+    detail: str = ""
+    targets: tuple[str, ...] = ()
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.targets)
+
+
 @dataclass(slots=True)
 class Hit:
     """A retrieved chunk with its fused score and each retriever's rank and score."""

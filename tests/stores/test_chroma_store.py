@@ -10,7 +10,8 @@ from geungeo.filters import And, Eq, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore, to_chroma_where
-from geungeo.testing.store_contract import SIGNATURE, MakeStore, StoreContract, make_doc
+from geungeo.testing.store_contract import SIGNATURE, MakeStore, StoreContract, article_doc, make_doc
+from geungeo.text import references
 
 
 class TestChromaStore(StoreContract):
@@ -46,3 +47,14 @@ def test_pending_document_is_invisible_until_completed(tmp_path: Path) -> None:
     assert store.get([chunks2[0].id]) == []
     store.replace_document(record2, chunks2, vectors2, terms2)
     assert store.pending() == [] and store.count() == 6
+
+
+def test_links_are_derived_again_when_the_rules_change(tmp_path: Path) -> None:
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    store.replace_document(*article_doc("d", "시험법", [("제1조", "목적"), ("제2조", "제1조에 따른다.")]))
+    store.catalog.db.execute("DELETE FROM links")
+    store.catalog.set_meta("links_version", "0")  # links made by older rules (or none: a store from before links)
+    store.close()
+    again = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    assert [lk.targets for lk in again.links_from(["d-00001"])] == [("d-00000",)]
+    assert again.catalog.get_meta("links_version") == str(references.VERSION)

@@ -24,7 +24,8 @@ from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.factory import drop_store, open_store
 from geungeo.stores.pg_filters import to_sql
 from geungeo.stores.postgres import PostgresStore
-from geungeo.testing.store_contract import DIM, SIGNATURE, MakeStore, StoreContract, make_doc
+from geungeo.testing.store_contract import DIM, SIGNATURE, MakeStore, StoreContract, article_doc, make_doc
+from geungeo.text import references
 
 Opener = Callable[..., PostgresStore]
 
@@ -138,6 +139,17 @@ def test_replace_and_delete_leave_no_stale_postings(open_pg: Opener, pg_url: str
     with psycopg.connect(pg_url) as conn:
         postings = conn.execute("SELECT chunk_id, term, tf, n_terms FROM geungeo.postings").fetchall()
     assert sorted(postings) == sorted((f"d1-0000{i}", t, 1, 3) for i in range(2) for t in ("퇴직금", "조문", f"제{i + 1}조"))
+
+
+def test_links_are_derived_again_when_the_rules_change(open_pg: Opener, pg_url: str) -> None:
+    open_pg().replace_document(*article_doc("d", "시험법", [("제1조", "목적"), ("제2조", "제1조에 따른다.")]))
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # links made by older rules (or a store from before them)
+        conn.execute("DELETE FROM geungeo.links")
+        conn.execute("UPDATE geungeo.links_version SET version = 0")
+    assert [lk.targets for lk in open_pg().links_from(["d-00001"])] == [("d-00000",)]
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT version FROM geungeo.links_version").fetchone()
+    assert row == (references.VERSION,)
 
 
 # --- schema, signature, errors ---------------------------------------------------------

@@ -102,7 +102,7 @@ def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
     """How strongly retrieval backs the best passage, 0–1. Under z-score fusion its fused score already is that
     (near 1: far above the other candidates in both rankings); under RRF, its score relative to ranking first in
     both lists."""
-    best = max((i.score for i in items if i.origin != "neighbour"), default=0.0)
+    best = max((i.score for i in items if i.origin not in ("neighbour", "reference")), default=0.0)
     if settings.fusion == "rrf":
         best /= 2.0 / (settings.rrf_k + 1)
     return min(1.0, best)

@@ -15,7 +15,7 @@ from geungeo.types import Chunk
 
 Intent = Literal["explain", "howto", "troubleshoot", "compare", "lookup"]
 Style = Literal["short", "normal", "detailed"]
-Origin = Literal["retrieval", "neighbour", "structural", "web", "correction"]
+Origin = Literal["retrieval", "neighbour", "reference", "structural", "web", "correction"]
 Route = Literal["simple", "history_required", "rag_required", "structural"]
 
 REFUSAL = "근거 부족"

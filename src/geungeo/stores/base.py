@@ -2,7 +2,9 @@
 
 A store keeps documents, their chunks, one dense vector per chunk and the chunk's sparse
 terms. Writing a document is atomic (all of its chunks or none are visible), and a store
-refuses to mix vectors of different embedders or terms of different tokenizers.
+refuses to mix vectors of different embedders or terms of different tokenizers. The citations
+its article chunks make (:mod:`geungeo.text.references`) are written with them, in the same
+transaction, and resolved to the cited articles' chunks when read (:meth:`ChunkStore.links_from`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from geungeo.filters import Filter
-from geungeo.types import Chunk, DocumentRecord
+from geungeo.text.normalize import squash
+from geungeo.text.references import Reference
+from geungeo.types import Chunk, DocumentRecord, Link
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,75 @@ class ChunkStore(ABC):
     @abstractmethod
     def sparse_search(self, terms: Sequence[str], k: int, where: Filter | None = None) -> list[tuple[str, float]]:
         """(chunk id, BM25 score > 0) of the k best lexical matches that match ``where``."""
+
+    # --- links between articles -------------------------------------------------
+    @abstractmethod
+    def _references_from(self, chunk_ids: Sequence[str]) -> list[tuple[str, Reference]]:
+        """(citing document id, citation) of the stored citations made by ``chunk_ids``."""
+
+    @abstractmethod
+    def _references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
+        """(citing document id, citation) of the stored citations of ``articles`` under a title that ``title``
+        ends with (whitespace ignored): candidates, the caller resolves them."""
+
+    @abstractmethod
+    def _article_chunks(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(chunk id, document id, article) of the article chunks (not 부칙) of ``doc_ids`` with those articles,
+        in reading order."""
+
+    def links_from(self, chunk_ids: Sequence[str]) -> list[Link]:
+        """The citations that ``chunk_ids`` make, resolved now (``targets`` empty: the cited document is not
+        ingested); in the order of ``chunk_ids``, then of the text."""
+        rows = self._references_from(list(chunk_ids))
+        order = {cid: n for n, cid in enumerate(chunk_ids)}
+        links = self._resolve(rows)
+        return sorted(links, key=lambda link: order.get(link.source, len(order)))
+
+    def links_to(self, chunk_ids: Sequence[str]) -> list[Link]:
+        """The resolved citations whose targets include one of ``chunk_ids`` (who cites these articles)."""
+        wanted = set(chunk_ids)
+        rows: list[tuple[str, Reference]] = []
+        by_title: dict[str, set[str]] = {}
+        for chunk in self.get(list(chunk_ids)):
+            article, title = chunk.meta.get("article"), chunk.meta.get("doc")
+            if article and title and not chunk.meta.get("addendum"):
+                by_title.setdefault(str(title), set()).add(str(article))
+        for title, articles in by_title.items():
+            rows += self._references_into(title, sorted(articles))
+        return [link for link in self._resolve(rows) if wanted.intersection(link.targets)]
+
+    def _resolve(self, rows: Sequence[tuple[str, Reference]]) -> list[Link]:
+        """Citations → links: the cited title matched ignoring spaces (the citing document itself first when
+        several share it); a title not found whole (학칙 for 동의대학교학칙) matches the shortest title of the
+        citing document's own source that ends with it."""
+        if not rows:
+            return []
+        docs = self.documents()
+        by_key: dict[str, list[DocumentRecord]] = {}
+        for d in docs:
+            by_key.setdefault(squash(d.title), []).append(d)
+        source_of = {d.doc_id: d.source for d in docs}
+        wanted: list[tuple[list[str], Reference]] = []
+        for citing, ref in rows:
+            key = squash(ref.doc)
+            found = by_key.get(key)
+            if not found:
+                near = [d for d in docs if d.source == source_of.get(citing) and squash(d.title).endswith(key)]
+                shortest = min((len(squash(d.title)) for d in near), default=0)
+                found = [d for d in near if len(squash(d.title)) == shortest]
+            ids = [d.doc_id for d in found]
+            wanted.append(([citing] if citing in ids else ids, ref))
+        doc_ids = sorted({d for ids, _ in wanted for d in ids})
+        articles = sorted({ref.article for _, ref in wanted})
+        chunks: dict[tuple[str, str], list[str]] = {}
+        if doc_ids:
+            for cid, doc_id, article in self._article_chunks(doc_ids, articles):
+                chunks.setdefault((doc_id, article), []).append(cid)
+        return [
+            Link(ref.source, ref.doc, ref.article, ref.detail,
+                 tuple(c for d in ids for c in chunks.get((d, ref.article), ())))
+            for ids, ref in wanted
+        ]
 
     # --- lifecycle -------------------------------------------------------------
     def flush(self) -> None:  # noqa: B027 - optional hook

@@ -14,6 +14,9 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from geungeo.text import references
+from geungeo.text.normalize import squash
+from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord
 
 _SCHEMA = """
@@ -28,6 +31,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     text TEXT NOT NULL, meta TEXT NOT NULL, prev_id TEXT, next_id TEXT, terms TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
+CREATE TABLE IF NOT EXISTS links (
+    source_id TEXT NOT NULL, doc_id TEXT NOT NULL, ord INTEGER NOT NULL, target_key TEXT NOT NULL,
+    target TEXT NOT NULL, article TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_by_source ON links (source_id, ord);
+CREATE INDEX IF NOT EXISTS links_by_doc ON links (doc_id);
+CREATE INDEX IF NOT EXISTS links_by_article ON links (article, target_key);
 """
 _CHUNK_COLS = "id, doc_id, ordinal, header, text, meta, prev_id, next_id"
 _DOC_COLS = "doc_id, source, title, kind, code, content_hash, chunk_count, origin, ingested_at"
@@ -57,6 +67,8 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        if self.get_meta("links_version") != str(references.VERSION):
+            self.relink()
 
     # --- key/value ---------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -104,6 +116,7 @@ class Catalog:
                     for c, t in zip(chunks, terms, strict=True)
                 ],
             )
+            self._write_links(record, chunks)
             self.db.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLS}, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'complete')",
                 (record.doc_id, record.source, record.title, record.kind, record.code, record.content_hash,
@@ -115,6 +128,7 @@ class Catalog:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             n = self.db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,)).rowcount
+            self.db.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
             self.db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             self._bump()
         return int(n)
@@ -145,6 +159,59 @@ class Catalog:
         rows = self.db.execute(f"SELECT id, meta, terms FROM chunks WHERE {self._VISIBLE} ORDER BY doc_id, ordinal")
         for id_, meta, terms in rows:
             yield str(id_), json.loads(meta), json.loads(terms)
+
+    # --- links -------------------------------------------------------------------
+    def _write_links(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        """Replace the document's citations (inside the caller's transaction)."""
+        self.db.execute("DELETE FROM links WHERE doc_id = ?", (record.doc_id,))
+        self.db.executemany(
+            "INSERT INTO links (source_id, doc_id, ord, target_key, target, article, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail)
+                for n, r in enumerate(references.document_references(record.title, record.kind, chunks))
+            ],
+        )
+
+    def relink(self) -> None:
+        """Derive every document's citations again from its stored chunks (after the rules changed)."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("DELETE FROM links")
+            for record in self.documents("complete"):
+                self._write_links(record, self.chunks_of(record.doc_id))
+            self.set_meta("links_version", str(references.VERSION))
+
+    _LINK_COLS = "doc_id, source_id, target, article, detail"
+
+    def references_from(self, ids: Sequence[str]) -> list[tuple[str, Reference]]:
+        out: list[tuple[str, Reference]] = []
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self.db.execute(
+                f"SELECT {self._LINK_COLS} FROM links WHERE source_id IN ({marks}) ORDER BY source_id, ord", part
+            )
+            out += [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in rows]
+        return out
+
+    def references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
+        marks = ",".join("?" * len(articles))
+        rows = self.db.execute(
+            f"SELECT {self._LINK_COLS} FROM links WHERE article IN ({marks}) "
+            "AND substr(?, -length(target_key)) = target_key ORDER BY doc_id, source_id, ord",
+            [*articles, squash(title)],
+        )
+        return [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in rows]
+
+    def article_chunks(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[str, str, str]]:
+        docs, arts = ",".join("?" * len(doc_ids)), ",".join("?" * len(articles))
+        rows = self.db.execute(
+            f"SELECT id, doc_id, json_extract(meta, '$.article') FROM chunks WHERE doc_id IN ({docs}) "
+            f"AND json_extract(meta, '$.article') IN ({arts}) AND NOT coalesce(json_extract(meta, '$.addendum'), 0) "
+            f"AND {self._VISIBLE} ORDER BY doc_id, ordinal",
+            [*doc_ids, *articles],
+        )
+        return [(str(i), str(d), str(a)) for i, d, a in rows]
 
     def close(self) -> None:
         self.db.close()

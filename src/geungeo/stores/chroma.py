@@ -24,6 +24,7 @@ from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog
+from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, MetaValue
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,16 @@ class ChromaStore(ChunkStore):
 
     def count(self) -> int:
         return self.catalog.count()
+
+    # --- links -------------------------------------------------------------------
+    def _references_from(self, chunk_ids: Sequence[str]) -> list[tuple[str, Reference]]:
+        return self.catalog.references_from(chunk_ids)
+
+    def _references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
+        return self.catalog.references_into(title, articles)
+
+    def _article_chunks(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[str, str, str]]:
+        return self.catalog.article_chunks(doc_ids, articles)
 
     # --- search ------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[tuple[str, float]]:

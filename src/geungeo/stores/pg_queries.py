@@ -40,6 +40,18 @@ DELETE FROM postings p USING (
 WHERE p.term = old.term AND p.chunk_id = old.id
 """
 DELETE_CHUNKS = "DELETE FROM chunks WHERE doc_id = %s"
+DELETE_LINKS = "DELETE FROM links WHERE doc_id = %s"
+COPY_LINKS = "COPY links (source_id, doc_id, ord, target_key, target, article, detail) FROM STDIN"
+LINK_COLS = "doc_id, source_id, target, article, detail"
+LINKS_FROM = f"SELECT {LINK_COLS} FROM links WHERE source_id = ANY(%s) ORDER BY source_id, ord"
+LINKS_INTO = (
+    f"SELECT {LINK_COLS} FROM links WHERE article = ANY(%s) AND right(%s, length(target_key)) = target_key "
+    "ORDER BY doc_id, source_id, ord"
+)
+ARTICLE_CHUNKS = (
+    "SELECT id, doc_id, article FROM chunks WHERE doc_id = ANY(%s) AND article = ANY(%s) "
+    "AND NOT coalesce((meta->>'addendum')::boolean, false) ORDER BY doc_id, ordinal"
+)
 DELETE_DOCUMENT = "DELETE FROM documents WHERE doc_id = %s"
 
 SIZE = (

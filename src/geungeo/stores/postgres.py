@@ -31,6 +31,9 @@ from geungeo.stores import pg_queries
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
 from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
+from geungeo.text import references
+from geungeo.text.normalize import squash
+from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord
 
 _POOL_MAX = 8
@@ -90,6 +93,7 @@ class PostgresStore(ChunkStore):
             url, min_size=1, max_size=_POOL_MAX, kwargs=connection_kwargs(url), configure=configure,
             timeout=30, name="geungeo", open=True,
         )
+        self._check_links()
 
     @staticmethod
     def drop(settings: Settings) -> None:
@@ -154,6 +158,7 @@ class PostgresStore(ChunkStore):
                         for chunk, terms in zip(chunks, usable, strict=True):
                             for term, tf in Counter(terms).items():
                                 copy.write_row((term, chunk.id, tf, len(terms)))
+                self._write_links(conn, record, chunks)
         except psycopg.IntegrityError as exc:
             raise StoreError(f"{record.source}: {exc}") from exc
 
@@ -168,7 +173,49 @@ class PostgresStore(ChunkStore):
     def _delete_chunks(conn: psycopg.Connection[Any], doc_id: str) -> int:
         """Delete a document's postings and chunks (inside the caller's transaction)."""
         conn.execute(pg_queries.DELETE_POSTINGS, (doc_id,))
+        conn.execute(pg_queries.DELETE_LINKS, (doc_id,))
         return conn.execute(pg_queries.DELETE_CHUNKS, (doc_id,)).rowcount
+
+    # --- links -------------------------------------------------------------------
+    @staticmethod
+    def _write_links(conn: psycopg.Connection[Any], record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        """COPY the document's citations (inside the caller's transaction, after its old ones were deleted)."""
+        found = references.document_references(record.title, record.kind, chunks)
+        with conn.cursor() as cur, cur.copy(pg_queries.COPY_LINKS) as copy:
+            for n, r in enumerate(found):
+                copy.write_row((r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail))
+
+    def _check_links(self) -> None:
+        """Derive the citations again from the stored chunks when they were made by other rules."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"geungeo.links.{self.schema}",))
+            row = conn.execute("SELECT version FROM links_version").fetchone()
+            if row is not None and row[0] == references.VERSION:
+                return
+            conn.execute("DELETE FROM links")
+            for record in map(_record, conn.execute(f"SELECT {pg_queries.DOC_COLS} FROM documents").fetchall()):
+                rows = conn.execute(
+                    f"SELECT {pg_queries.CHUNK_COLS} FROM chunks WHERE doc_id = %s ORDER BY ordinal", (record.doc_id,)
+                ).fetchall()
+                self._write_links(conn, record, [_chunk(r) for r in rows])
+            conn.execute(
+                "INSERT INTO links_version (version) VALUES (%s) "
+                "ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version",
+                (references.VERSION,),
+            )
+
+    def _reference_rows(self, query: str, params: Sequence[object]) -> list[tuple[str, Reference]]:
+        return [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in self._rows(query, params)]
+
+    def _references_from(self, chunk_ids: Sequence[str]) -> list[tuple[str, Reference]]:
+        return self._reference_rows(pg_queries.LINKS_FROM, (list(chunk_ids),)) if chunk_ids else []
+
+    def _references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
+        return self._reference_rows(pg_queries.LINKS_INTO, (list(articles), squash(title)))
+
+    def _article_chunks(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[str, str, str]]:
+        rows = self._rows(pg_queries.ARTICLE_CHUNKS, (list(doc_ids), list(articles)))
+        return [(str(i), str(d), str(a)) for i, d, a in rows]
 
     # --- chunks ------------------------------------------------------------------
     def get(self, ids: Sequence[str]) -> list[Chunk]:
@@ -219,7 +266,7 @@ class PostgresStore(ChunkStore):
         """Planner statistics and the postings' visibility map, after a batch of writes."""
         with self._connection() as conn:
             conn.execute("VACUUM (ANALYZE) postings")
-            conn.execute("ANALYZE documents, chunks")
+            conn.execute("ANALYZE documents, chunks, links")
 
     def size_on_disk(self) -> int:
         return int(self._rows(pg_queries.SIZE, (self.schema,))[0][0])

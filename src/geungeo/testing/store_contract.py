@@ -47,6 +47,23 @@ def make_doc(doc_id: str, n: int, *, title: str = "시험법", code: str | None 
     return record, chunks, vectors, terms
 
 
+def article_doc(doc_id: str, title: str, articles: list[tuple[str, str]], *, kind: str = "law") -> tuple[
+        DocumentRecord, list[Chunk], np.ndarray, list[list[str]]]:
+    """A document of one chunk per (article, text) pair, in order (an article may repeat: a split article)."""
+    ids = [chunk_id(doc_id, i) for i in range(len(articles))]
+    chunks = [
+        Chunk(id=ids[i], doc_id=doc_id, ordinal=i, header=f"{title} {article}", text=text,
+              meta={"doc_id": doc_id, "doc": title, "kind": kind, "source": f"{title}.md", "article": article,
+                    "category": "article", "addendum": False},
+              prev_id=ids[i - 1] if i else None, next_id=ids[i + 1] if i + 1 < len(ids) else None)
+        for i, (article, text) in enumerate(articles)
+    ]
+    vectors = np.stack([_vec(100 + i) for i in range(len(chunks))])
+    record = DocumentRecord(doc_id, f"{title}.md", title, kind, None, f"hash-{doc_id}-{len(chunks)}", len(chunks),
+                            origin=title)
+    return record, chunks, vectors, [["조문"] for _ in chunks]
+
+
 class StoreContract:
     """Behaviour shared by all stores."""
 
@@ -142,6 +159,37 @@ class StoreContract:
         probe = _vec(7)
         expected = sorted(allowed, key=lambda cid: -float(np.dot(probe, _vector_of(chunks[cid]))))
         assert dense[:3] == expected[:3]
+
+    def test_links_resolve_when_read(self, store: ChunkStore) -> None:
+        store.replace_document(*article_doc("law", "시험법", [
+            ("제1조", "이 법은 시험을 정한다."),
+            ("제2조", "① 정의는 다음과 같다. 1. 시험"),
+            ("제2조", "② 제1항의 시험은 「다른법」 제2조제1호의 검사를 말한다."),
+            ("제3조", "「다른법」 제3조와 같은 법 제4조 및 제5조에 따른다. 제2조제1항의 시험도 같다."),
+        ]))
+        decree = article_doc("decree", "시험법 시행령", [("제1조", "이 영은 법 제2조에서 위임한 사항을 정한다.")])
+        store.replace_document(*decree)
+        store.flush()
+        links = store.links_from(["law-00002", "law-00003"])
+        got = [(lk.source, lk.doc, lk.article, lk.detail, lk.targets) for lk in links]
+        assert got == [
+            ("law-00002", "다른법", "제2조", "제1호", ()),  # not ingested: kept, unresolved
+            ("law-00003", "다른법", "제3조", "", ()),
+            ("law-00003", "다른법", "제4조", "", ()),  # 같은 법: the title named last
+            ("law-00003", "다른법", "제5조", "", ()),  # listed after it
+            ("law-00003", "시험법", "제2조", "제1항", ("law-00001", "law-00002")),  # a split article: both chunks
+        ]
+        assert store.links_from(["decree-00000"])[0].targets == ("law-00001", "law-00002")  # 시행령 → its 법
+        citing = store.links_to(["law-00001"])
+        assert {lk.source for lk in citing} == {"law-00003", "decree-00000"}
+        store.replace_document(*article_doc("other", "다 른 법", [("제2조", "검사"), ("제4조", "넷"), ("제5조", "다섯")]))
+        later = store.links_from(["law-00002", "law-00003"])
+        assert [lk.targets for lk in later] == [  # resolved once the cited law is ingested (제3조 it does not have)
+            ("other-00000",), (), ("other-00001",), ("other-00002",), ("law-00001", "law-00002")]
+        assert [lk.source for lk in store.links_to(["other-00000"])] == ["law-00002"]
+        store.delete_document("decree")
+        assert store.links_from(["decree-00000"]) == []
+        assert {lk.source for lk in store.links_to(["law-00001"])} == {"law-00003"}
 
     def test_reopen_keeps_data_and_refuses_other_embedder(self, make_store: MakeStore) -> None:
         store = make_store(SIGNATURE)

@@ -31,6 +31,21 @@ BRANCH_TYPO = re.compile(r"^제\s*(\d+)\s*조\s*(\d+)\s*(?=[(（])")
 # A canonical label as stored (제43조의2): its number and branch.
 ARTICLE_LABEL = re.compile(r"제(\d+)조(?:의(\d+))?")
 
+# A citation of an article, with what names its document: 「고령자고용촉진법」 제2조제1호, 같은 법 제3조, 이 영 제5조,
+# 법 제105조제1항, 동법 시행령 제2조, 학칙 제36조, a bare 제840조제6호. ``det`` (같은, 이, 해당, 본) and ``word`` (the word
+# right before 제N조) are only candidates: :mod:`geungeo.text.references` decides what they name; ``detail`` keeps 항/호/목.
+REFERENCE = re.compile(
+    r"(?:「\s*(?P<named>[^「」\n]{1,80}?)\s*」\s*|(?:(?P<det>같은|이|해당|본)\s+)?(?P<word>[가-힣A-Za-z0-9ㆍ·]+)\s*)?"
+    r"(?P<sub>시행령|시행규칙)?\s*"
+    r"(?P<article>제\s*(?P<num>\d+)\s*조(?:\s*의\s*(?P<branch>\d+))?)"
+    r"(?P<detail>(?:\s*제\s*\d+\s*[항호](?:\s*의\s*\d+)?)*(?:\s*[가-하]\s*목)?)"
+)
+# A defined short name: 「고등교육법」(이하 "법"이라 한다) — later "법 제N조" cites 고등교육법.
+_QUOTE = "\"“”'‘’"
+REFERENCE_ALIAS = re.compile(
+    rf"「\s*(?P<title>[^「」\n]{{1,80}}?)\s*」\s*\(\s*이하\s*[{_QUOTE}]?(?P<alias>[^{_QUOTE}()\s]{{1,10}}?)[{_QUOTE}]?\s*(?:이)?라\s*한다"
+)
+
 # 별표 1, 별지 제3호 서식, 서식 2-1, 별첨: the kind and number of an attachment, written once for both sides.
 _ATTACHMENT_CORE = (
     r"(?P<kind>별표|별지|서식|별첨)\s*(?:서식\s*)?(?:제\s*)?(?P<num>\d+(?:\s*[-의]\s*\d+)?)?\s*(?:호)?\s*(?:서식)?"

@@ -1,7 +1,8 @@
-"""Retrieval nodes: run every sub-query and variation in parallel, add neighbours, rerank."""
+"""Retrieval nodes: run every sub-query and variation in parallel, add neighbours and cited articles, rerank."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
@@ -10,6 +11,7 @@ from geungeo.answering.models import EvidenceItem
 from geungeo.filters import parse_filter
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.state import GraphState
+from geungeo.stores.base import ChunkStore
 from geungeo.types import Hit
 
 
@@ -57,19 +59,51 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     }
 
 
+# An article cited by more articles than this (a definition, a general rule) is not followed backwards: its
+# citers are not specific to it. Chosen a priori, not tuned on the questions.
+_CITED_BY_MAX = 3
+
+
+def related_articles(store: ChunkStore, chunk_ids: Sequence[str]) -> list[str]:
+    """Chunk ids of the articles that ``chunk_ids`` cite and of those citing them (the 시행령 article that
+    implements a 법 article, the penalty for breaking it) when at most ``_CITED_BY_MAX`` articles do; in the
+    order of ``chunk_ids``, cited before citing."""
+    cited: dict[str, list[str]] = {}
+    for link in store.links_from(chunk_ids):
+        cited.setdefault(link.source, []).extend(link.targets)
+    citing: dict[str, list[str]] = {}
+    for link in store.links_to(chunk_ids):
+        for target in link.targets:
+            citing.setdefault(target, []).append(link.source)
+    out: list[str] = []
+    for cid in chunk_ids:
+        out += cited.get(cid, [])
+        sources = list(dict.fromkeys(citing.get(cid, [])))
+        if len(sources) <= _CITED_BY_MAX:
+            out += sources
+    return [c for c in dict.fromkeys(out) if c not in chunk_ids]
+
+
 def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """Previous/next chunks of the best candidates (the rest of a split article, the facing page)."""
+    """Previous/next chunks of the best candidates (the rest of a split article, the facing page), and the
+    articles they cite or that cite them (origin ``reference``: "제2조에 따른", "법 제105조", the 시행령 article
+    implementing a 법 article)."""
     window = ctx.settings.neighbour_window
     candidates = sorted(state.get("candidates", []), key=lambda c: -c.score)
     retrieved = [c for c in candidates if c.origin != "correction"]  # a correction has no neighbours
+    top = retrieved[: ctx.settings.rerank_top_k]
     have = {c.chunk_id for c in candidates}
     added: list[EvidenceItem] = []
-    for top in retrieved[: ctx.settings.rerank_top_k] if window else []:
-        for chunk in ctx.engine.store.neighbours(top.chunk_id, window):
+    for item in top if window else []:
+        for chunk in ctx.engine.store.neighbours(item.chunk_id, window):
             if chunk.id not in have:
                 have.add(chunk.id)
                 added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour"))
-    tracker.notes.append(f"+{len(added)} neighbours")
+    neighbours = len(added)
+    related = related_articles(ctx.engine.store, [c.chunk_id for c in top])
+    new = [t for t in related if t not in have][: ctx.settings.rerank_top_k * 2]
+    added += [EvidenceItem.from_chunk(0, chunk, 0.0, origin="reference") for chunk in ctx.engine.store.get(new)]
+    tracker.notes.append(f"+{neighbours} neighbours, +{len(added) - neighbours} cited or citing articles")
     return {"candidates": candidates + added}
 
 
@@ -79,10 +113,12 @@ class _Ranking(BaseModel):
 
 def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Top RERANK_TOP_K passages: human-verified corrections first, then the retrieved ones (LLM listwise
-    order when a model is there, else the fused order), followed by the neighbours of those passages."""
+    order when a model is there, else the fused order), followed by the articles those passages cite (or
+    that cite them) and their neighbours."""
     everything = state.get("candidates", [])
     pinned = [c for c in everything if c.origin == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
-    candidates = sorted((c for c in everything if c.origin not in ("neighbour", "correction")), key=lambda c: -c.score)
+    added = ("neighbour", "reference", "correction")
+    candidates = sorted((c for c in everything if c.origin not in added), key=lambda c: -c.score)
     top_k = ctx.settings.rerank_top_k - len(pinned)
     pool = candidates[: top_k * 3]
     chosen = pool[:top_k]
@@ -102,5 +138,12 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
     chosen_docs = {c.doc_id for c in chosen}
     neighbours = [c for c in everything if c.origin == "neighbour" and c.doc_id in chosen_docs][: ctx.settings.rerank_top_k]
-    evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(pinned + chosen + neighbours, start=1)]
+    related = related_articles(ctx.engine.store, [c.chunk_id for c in chosen])
+    taken = {c.chunk_id for c in pinned + chosen}
+    # a cited article that retrieval found too but ranked below the chosen ones is kept as well, as a reference
+    by_id = {c.chunk_id: c for c in everything if c.origin in ("reference", "retrieval") and c.chunk_id not in taken}
+    references = [by_id[t].model_copy(update={"origin": "reference"}) for t in related if t in by_id]
+    references = references[: ctx.settings.rerank_top_k]
+    kept = pinned + chosen + references + neighbours
+    evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(kept, start=1)]
     return {"evidence": evidence}
