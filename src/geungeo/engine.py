@@ -26,7 +26,7 @@ from geungeo.retrieval.structural import StructuralLookup
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.factory import drop_store, open_store
-from geungeo.text.kiwi import tokenizer_id
+from geungeo.text.kiwi import HEADER_WEIGHT, tokenizer_id
 from geungeo.types import Hit
 
 
@@ -91,7 +91,7 @@ def index_terms_id(settings: Settings) -> str:
     context = "" if settings.chunk_context == "off" else f"/context-{settings.chunk_context}"
     if context and settings.chunk_context_llm:
         context += "+llm"
-    return f"{tokenizer_id()}/header{settings.header_weight}{context}"
+    return f"{tokenizer_id()}/header{HEADER_WEIGHT}{context}"
 
 
 def drop_index(settings: Settings) -> None:

@@ -47,17 +47,6 @@ class Settings(BaseSettings):
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in fusion.")
     sparse_weight: float = Field(1.5, ge=0.0, description="Weight of the BM25 ranking in fusion.")
-    scope_weight: float = Field(
-        1.0,
-        ge=0.0,
-        description="Weight, times the retriever's, of the extra rankings restricted to documents the query names (0: off).",
-    )
-    addendum_weight: float = Field(
-        0.5, ge=0.0, le=1.0, description="Score factor of 부칙 (amendment history) chunks unless the query asks about them."
-    )
-    header_weight: int = Field(
-        2, ge=1, le=5, description="Times a chunk's header (document and article title) counts in its BM25 terms."
-    )
     lexicon_path: str = Field(
         "", description="JSON file of everyday→legal synonyms and audience cues (empty: the bundled lexicon)."
     )

@@ -297,7 +297,7 @@ class Ingestor:
         return True
 
     def _terms(self, chunks: list[Chunk]) -> list[list[str]]:
-        return chunk_terms(chunks, self.settings.header_weight, context=self.settings.chunk_context != "off")
+        return chunk_terms(chunks, context=self.settings.chunk_context != "off")
 
     # --- the writing thread ----------------------------------------------------------------------
 

@@ -23,6 +23,12 @@ Mode = Literal["hybrid", "dense", "sparse"]
 
 # Fused candidates looked at beyond k, so that the chunk prior (addenda count less) can reorder them.
 _PRIOR_SLACK = 30
+# 부칙 (amendment history) chunks count at half their score unless the query asks about them: they repeat the article
+# numbers and terms of the body without stating the rule.
+_ADDENDUM_FACTOR = 0.5
+# Weight, times the retriever's, of the extra rankings restricted to the documents a query names (a query that says
+# 근로기준법 or 학칙 searches those documents once more, so that their articles compete among themselves too).
+_NAMED_SCOPE_WEIGHT = 1.0
 _ASKS_ADDENDUM = re.compile(r"부칙|시행일|시행\s*시기|경과\s*조치|적용례|개정|언제부터")
 
 
@@ -69,7 +75,7 @@ class HybridRetriever:
         q = check_query(query, 2 * self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
-        named = self.documents.current()[1].named(q) if self.settings.scope_weight > 0 else set()
+        named = self.documents.current()[1].named(q)
         scoped: Filter | None = In("doc_id", tuple(sorted(named))) if named else None
         if scoped is not None and where is not None:
             scoped = And((where, scoped))
@@ -84,7 +90,7 @@ class HybridRetriever:
             rankings["dense"] = self.store.dense_search(vec, n, where)
             if scoped is not None:
                 rankings["dense in named"] = self.store.dense_search(vec, n, scoped)
-        sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, self.settings.scope_weight
+        sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, _NAMED_SCOPE_WEIGHT
         weights = {"sparse": sw, "dense": dw, "sparse in named": sw * nw, "dense in named": dw * nw}
         names = list(rankings)
         weighted = [weights[name] for name in names]
@@ -94,7 +100,7 @@ class HybridRetriever:
             fused = zscore_fusion([rankings[name] for name in names], weights=weighted)
         fused = fused[: k + _PRIOR_SLACK]
         chunks = {c.id: c for c in self.store.get([cid for cid, _ in fused])}
-        addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else self.settings.addendum_weight
+        addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else _ADDENDUM_FACTOR
         positions = {name: {cid: (rank, s) for rank, (cid, s) in enumerate(rankings[name], start=1)} for name in names}
         hits: list[Hit] = []
         for cid, score in fused:

@@ -145,7 +145,12 @@ def bm25_terms_many(texts: Iterable[str], *, compounds: bool = True) -> Iterator
         yield _terms(tokens, refs, compounds)
 
 
-def chunk_terms(chunks: Sequence[Chunk], header_weight: int = 1, *, context: bool = False) -> list[list[str]]:
+HEADER_WEIGHT = 2
+"""Times a chunk's header (document and article title) counts in its BM25 terms: a field boost, so that a question
+naming a document or an article title finds it (an index built with another weight needs ``ingest --rebuild``)."""
+
+
+def chunk_terms(chunks: Sequence[Chunk], header_weight: int = HEADER_WEIGHT, *, context: bool = False) -> list[list[str]]:
     """Index terms of chunks: the header's terms ``header_weight`` times, then the text's (a field boost);
     with ``context``, the chunk's context line (document, section path, table caption) is part of the text."""
     texts = [t for c in chunks for t in (c.header, f"{c.context}\n{c.text}" if context and c.context else c.text)]
