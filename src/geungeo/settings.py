@@ -47,6 +47,16 @@ class Settings(BaseSettings):
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in fusion.")
     sparse_weight: float = Field(1.5, ge=0.0, description="Weight of the BM25 ranking in fusion.")
+    reranker: Literal["ltr", "none"] = Field(
+        "none",
+        description="Reorder the best fused candidates of a hybrid search: 'none' (the fused order) or 'ltr' (a LightGBM "
+        "ranker trained on the corpus, no LLM; `geungeo train-ranker` trains one on yours). Off by default: the bundled "
+        "model trails the fused order on the shared questions (benchmarks/reports/ranking.md).",
+    )
+    rerank_candidates: int = Field(50, ge=2, le=500, description="Fused candidates the learned reranker reorders.")
+    reranker_path: str = Field(
+        "", description="LightGBM ranker model file (empty: the bundled one; `geungeo train-ranker` writes one)."
+    )
     lexicon_path: str = Field(
         "", description="JSON file of everyday→legal synonyms and audience cues (empty: the bundled lexicon)."
     )

@@ -167,6 +167,41 @@ def search(
         services.close()
 
 
+@app.command("train-ranker")
+def train_ranker(
+    path: Annotated[
+        Path | None, typer.Argument(help="Where to write the model (default: DATA_DIR/ranker.txt).")
+    ] = None,
+    queries: Annotated[int, typer.Option("--queries", min=20, max=50000, help="Generated training queries.")] = 4000,
+    seed: Annotated[int, typer.Option(help="Seed of the query generator and of LightGBM.")] = 0,
+    data_dir: DataDir = None,
+) -> None:
+    """Train the learned reranker on the ingested documents: queries made from their titles, sentences and
+    definitions, no question set and no LLM. Use it with GEUNGEO_RERANKER_PATH=PATH. 코퍼스로 랭커 학습."""
+    with _user_errors():
+        services = _services(data_dir)
+        try:
+            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       TextColumn("ETA"), TimeRemainingColumn())
+            with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+                tasks: dict[str, Any] = {}
+
+                def progress(stage: str, done: int, total: int) -> None:
+                    if stage not in tasks:
+                        tasks[stage] = bar.add_task("searching generated queries", total=total)
+                    bar.update(tasks[stage], completed=done, total=total)
+
+                target, report = services.ranker.train(path, limit=queries, seed=seed, progress=progress)
+        finally:
+            services.close()
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.queries.items()))
+        out.print(f"{sum(report.queries.values())} generated queries ({kinds}); {report.groups} with their passage "
+                  f"among the candidates; {report.trees} trees, {report.seconds:.0f} s")
+        out.print(f"held-out generated queries ({report.held_out}): R@1 {report.fused_r1:.2f} → {report.ranked_r1:.2f}, "
+                  f"MRR {report.fused_mrr:.2f} → {report.ranked_mrr:.2f} (fused order → learned order)")
+        out.print(f"wrote {target}; use it with GEUNGEO_RERANKER_PATH={target}", highlight=False)
+
+
 @app.command()
 def stats(data_dir: DataDir = None) -> None:
     """Show what the store holds: documents by kind, chunks, size on disk. 색인 현황."""

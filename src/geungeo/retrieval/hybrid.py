@@ -13,6 +13,7 @@ from geungeo.errors import QueryError
 from geungeo.filters import And, Filter, In
 from geungeo.retrieval.expansion import lexicon_for, query_terms
 from geungeo.retrieval.fusion import rrf, zscore_fusion
+from geungeo.retrieval.ranker import LearnedRanker, load_ranker
 from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
@@ -56,6 +57,11 @@ class HybridRetriever:
     def __post_init__(self) -> None:
         self.documents = StoredDocuments(self.store)
 
+    @property
+    def ranker(self) -> LearnedRanker | None:
+        """The learned reranker when ``reranker`` is ``ltr`` (loaded once per model path), else None."""
+        return load_ranker(self.settings.reranker_path) if self.settings.reranker == "ltr" else None
+
     def embed_query(self, query: str) -> np.ndarray:
         """The query vector (embedding is the slow part of a search; callers may reuse it)."""
         return self.embedder.embed([query], query=True)[0]
@@ -69,7 +75,10 @@ class HybridRetriever:
         mode: Mode = "hybrid",
         vector: np.ndarray | None = None,
     ) -> list[Hit]:
-        """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score."""
+        """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score.
+
+        In hybrid mode with the learned reranker on, the best ``rerank_candidates`` fused hits are put in its order.
+        """
         # The user's limit applies to what the user sent (the services check it); a query composed from a question
         # (its lexicon terms, a follow-up's topic added) may be longer, so the retriever only bounds it at twice that.
         q = check_query(query, 2 * self.settings.max_query_chars)
@@ -98,7 +107,9 @@ class HybridRetriever:
             fused = rrf([[cid for cid, _ in rankings[name]] for name in names], k=self.settings.rrf_k, weights=weighted)
         else:
             fused = zscore_fusion([rankings[name] for name in names], weights=weighted)
-        fused = fused[: k + _PRIOR_SLACK]
+        ranker = self.ranker if mode == "hybrid" else None
+        pool = max(k, self.settings.rerank_candidates) if ranker is not None else 0
+        fused = fused[: max(k + _PRIOR_SLACK, pool)]
         chunks = {c.id: c for c in self.store.get([cid for cid, _ in fused])}
         addendum_weight = 1.0 if _ASKS_ADDENDUM.search(q) else _ADDENDUM_FACTOR
         positions = {name: {cid: (rank, s) for rank, (cid, s) in enumerate(rankings[name], start=1)} for name in names}
@@ -113,4 +124,6 @@ class HybridRetriever:
                     hit.ranks[name], hit.scores[name] = positions[name][cid]
             hits.append(hit)
         hits.sort(key=lambda h: h.score, reverse=True)
+        if ranker is not None:
+            hits = ranker.rerank(q, hits[:pool]) + hits[pool:]
         return hits[:k]

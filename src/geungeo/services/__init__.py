@@ -24,6 +24,7 @@ from geungeo.services.documents import DocumentService, IngestSummary, StagedUpl
 from geungeo.services.feedback import Feedback, FeedbackService, Recorded
 from geungeo.services.jobs import Job, JobRunner
 from geungeo.services.locking import ReadWriteLock
+from geungeo.services.ranking import RankerService
 from geungeo.services.search import SearchService
 from geungeo.services.structure import StructureService
 from geungeo.settings import Settings
@@ -36,6 +37,7 @@ __all__ = [
     "IngestSummary",
     "Job",
     "Question",
+    "RankerService",
     "ReadWriteLock",
     "Recorded",
     "SearchService",
@@ -63,6 +65,7 @@ class Services:
         self.documents = DocumentService(self.engine)
         self.search = SearchService(self.engine)
         self.structure = StructureService(self.engine)
+        self.ranker = RankerService(self.engine)
 
     @classmethod
     def build(cls, settings: Settings | None = None) -> Services:
