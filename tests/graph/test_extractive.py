@@ -114,17 +114,18 @@ def test_a_figure_about_something_else_does_not_answer_and_a_lower_passage_may()
     assert extract(question, [board, unrelated, rule], None, passages=2).missing == ["개수 / count"]
 
 
-def test_a_supporting_provision_is_quoted_when_it_covers_enough_of_the_question() -> None:
-    question = "연구년 교원의 보수 지급 기준은?"
+def test_a_supporting_provision_is_quoted_when_it_covers_enough_and_adds_to_the_answer() -> None:
+    question = "연구년 교원의 보수 지급 기준과 신청 자격은?"
     rule = _item(1, "규정 제6조", "연구년 교원의 보수는 지급 기준에 따라 지급한다.")
-    related = _item(2, "규정 제9조", "교원의 보수는 따로 정한다.")  # covers 2 of the 5 terms the best clause covers
-    assert [s.item.label for s in extract(question, [rule, related], None).sentences] == ["규정 제6조"]
-    both = extract(question, [rule, related], None, quote_coverage=0.35).sentences
-    assert [s.item.label for s in both] == ["규정 제6조", "규정 제9조"]
-    # only the best passages support
-    assert [s.item.label for s in extract(question, [rule, related], None, passages=1, quote_coverage=0.35).sentences] == [
-        "규정 제6조"
-    ]
+    same = _item(2, "규정 제7조", "연구년 교원의 보수 지급 기준은 따로 정한다.")  # says nothing the first does not
+    more = _item(3, "규정 제3조", "연구년 신청 자격은 6년 이상 근무한 교원으로 한다.")  # adds 신청, 자격
+
+    def labels(**kwargs: float) -> list[str]:
+        return [s.item.label for s in extract(question, [rule, same, more], None, **kwargs).sentences]  # type: ignore[arg-type]
+
+    assert labels() == ["규정 제6조", "규정 제3조"]
+    assert labels(quote_coverage=0.95) == ["규정 제6조"]
+    assert labels(passages=2) == ["규정 제6조"]  # only the best passages support
 
 
 def test_agreement_reads_the_best_retrieved_score_of_either_fusion() -> None:
@@ -205,9 +206,10 @@ def test_two_paragraphs_are_never_one_sentence() -> None:
 
 
 def test_at_most_two_supporting_provisions_each_cited_once() -> None:
-    question = "연구년 교원의 보수 지급 기준은?"
-    evidence = [_item(n, f"규정 제{n}조", f"연구년 교원의 보수는 지급 기준 {n}에 따라 지급한다.") for n in range(1, 6)]
-    evidence.append(_item(6, "규정 제1조", "연구년 교원의 보수 지급 기준은 따로 정한다."))  # a second chunk of 제1조
+    question = "연구년 교원의 보수, 여비, 숙박비, 항공료, 보험료 지급 기준은?"
+    kinds = ["보수", "여비", "숙박비", "항공료", "보험료"]
+    evidence = [_item(n, f"규정 제{n}조", f"연구년 교원의 {kind} 지급 기준은 따로 정한다.") for n, kind in enumerate(kinds, 1)]
+    evidence.insert(0, _item(6, "규정 제1조", "연구년 교원의 보수와 여비의 지급 기준은 총장이 정한다."))  # 제1조 again
     text, labels, _ = _answer(question, evidence)
     assert labels[0] == "규정 제1조" and len(labels) == 3 and len(set(labels)) == 3
     assert all(text.count(f"[{label}]") == 1 for label in labels)

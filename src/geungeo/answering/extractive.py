@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from geungeo.answering.models import EvidenceItem
@@ -119,6 +119,7 @@ class Sentence:
     item: EvidenceItem
     text: str
     coverage: float
+    covers: frozenset[str] = field(default=frozenset(), compare=False)  # the question's words it states itself
 
 
 @dataclass(frozen=True)
@@ -260,35 +261,45 @@ def _blocks(lines: list[str]) -> list[_Block]:
     return blocks
 
 
-def clauses(text: str) -> list[tuple[str, str]]:
-    """The quotable clauses of a passage, in order, each as ``(text, context)``.
+@dataclass(frozen=True)
+class Clause:
+    """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
+    words count half (the lead sentence of a 호)."""
+
+    text: str
+    words: str
+    context: str = ""
+
+
+def clauses(text: str) -> list[Clause]:
+    """The quotable clauses of a passage, in order.
 
     A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
-    leads a list ("다음 각 호 …") together with its 호 lines, each 호 under its lead sentence (the lead is the
-    context, whose words count half), or a table row. Bare headings and short fragments are left out."""
-    out: list[tuple[str, str]] = []
+    leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
+    lead sentence (whose words count half), or a table row. Bare headings and short fragments are left out."""
+    out: list[Clause] = []
     for is_table, group in itertools.groupby(text.split("\n"), key=_is_table_line):
         lines = list(group)
         if is_table:
-            out.extend((row, "") for row in table_row_sentences(lines))
+            out.extend(Clause(row, row) for row in table_row_sentences(lines))
             continue
         for block in _blocks(lines):
             head = block.head if _HEADING.match(block.head) else _ARTICLE_PREFIX.sub("", block.head)
             sentences = [s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)]
             leads = bool(block.items) and bool(sentences) and bool(_LIST_LEAD.search(sentences[-1]))
-            out.extend((s, "") for s in (sentences[:-1] if leads else sentences))
+            out.extend(Clause(s, s) for s in (sentences[:-1] if leads else sentences))
             if leads:
                 lead = sentences[-1]
-                out.append(("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), ""))
-                out.extend((f"{lead}\n{item}", lead) for item in block.items if len(item) >= 8)
+                out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
+                out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
             else:
-                out.extend((item, "") for item in block.items if len(item) >= 8 and not _HEADING.match(item))
-    return [(t, c) for t, c in out if len(t) >= 8 and not _HEADING.match(t)]
+                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not _HEADING.match(item))
+    return [c for c in out if len(c.text) >= 8 and not _HEADING.match(c.text)]
 
 
 def split_sentences(text: str) -> list[str]:
     """The clauses of a passage as text (see :func:`clauses`), in order."""
-    return [t for t, _ in clauses(text)]
+    return [c.text for c in clauses(text)]
 
 
 def extract(
@@ -314,17 +325,15 @@ def extract(
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
-    candidates = [(item, t, c) for item in evidence for t, c in clauses(item.text)]
+    candidates = [(item, c) for item in evidence for c in clauses(item.text)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
         item.n: set(terms)
         for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
     }
-    # A 호 quoted under its lead sentence is scored on its own words; the lead's count half, as a title's do.
-    own_text = (t[len(c) :] if c and t.startswith(c) else t for _, t, c in candidates)
-    clause_terms = [set(terms) for terms in bm25_terms_many(own_text, compounds=False)]
-    contexts = {c for _, _, c in candidates if c}
+    clause_terms = [set(terms) for terms in bm25_terms_many((c.words for _, c in candidates), compounds=False)]
+    contexts = {c.context for _, c in candidates if c.context}
     context_terms = dict(zip(contexts, (set(t) for t in bm25_terms_many(contexts, compounds=False)), strict=True))
     translated = (
         {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
@@ -334,10 +343,10 @@ def extract(
         own, expanded = translated | (own & used), expanded - translated
     weight = len(own) + 0.5 * len(expanded)
     scored: list[Sentence] = []
-    for (item, text, context), present in zip(candidates, clause_terms, strict=True):
-        half = (headers.get(item.n, set()) | context_terms.get(context, set())) - present
+    for (item, clause), present in zip(candidates, clause_terms, strict=True):
+        half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
-        scored.append(Sentence(item, text, hit / weight))
+        scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present)))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
@@ -362,20 +371,24 @@ def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], fl
 
 def _choose(scored: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float) -> list[Sentence]:
     """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses of
-    other provisions (one each, covering at least ``floor``, from ``passages``) up to ``k`` other provisions."""
+    other provisions up to ``k`` other provisions: one each, from ``passages``, covering at least ``floor`` and
+    stating a word of the question that the clauses chosen before do not (a clause that adds nothing the question
+    asks about is left out)."""
     first = scored[0]
     chosen = [first]
     for s in stating:
         if s not in chosen and not _overlaps(s, chosen):
             chosen.append(s)
     labels = {s.item.label for s in chosen}
+    said = set().union(*(s.covers for s in chosen))
     for s in scored[1:]:
         if len(labels) > k:
             break
-        if s.item.label in labels or s.item.n not in passages or s.coverage < floor or s.coverage <= 0:
+        if s.item.label in labels or s.item.n not in passages or s.coverage < floor or not s.covers - said:
             continue
         if not _overlaps(s, chosen):
             labels.add(s.item.label)
+            said |= s.covers
             chosen.append(s)
     keep = list(dict.fromkeys(s.item.label for s in chosen))[: k + 1]
     return [s for s in chosen if s.item.label in keep]
