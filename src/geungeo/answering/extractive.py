@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geungeo.answering.models import EvidenceItem
-from geungeo.retrieval.expansion import Lexicon, query_terms
+from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
@@ -185,10 +185,15 @@ _LIST_ITEM = re.compile(r"^(\d+(의\d+)?\.|[가-하]\.|\d+\)|[가-하]\))\s*\S")
 # A sentence that leads a list: "다음 각 호의 어느 하나에 해당하는 …", "다음과 같다", or one ending in a colon.
 _LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사항|경우)|다음과\s*같|아래와\s*같|[:：]\s*$")
 _ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
-_AMENDMENT = re.compile(r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]")
+# Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
+_AMENDMENT = re.compile(
+    r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
+    r"|\s*\((개정|신설|전문개정|본조신설|제목개정|타법개정)[\d.,\s]*\)"
+)
 _SENTENCE_CLOSE = set("다요음함됨임")
 _OPEN, _CLOSE = "(「『[", ")」』]"
 MAX_LIST_ITEMS = 20
+GENERIC_WEIGHT = 0.1
 
 _TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
 
@@ -286,13 +291,15 @@ def clauses(text: str) -> list[Clause]:
         for block in _blocks(lines):
             head = block.head if _HEADING.match(block.head) else _ARTICLE_PREFIX.sub("", block.head)
             sentences = [s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)]
-            leads = bool(block.items) and bool(sentences) and bool(_LIST_LEAD.search(sentences[-1]))
-            out.extend(Clause(s, s) for s in (sentences[:-1] if leads else sentences))
-            if leads:
-                lead = sentences[-1]
+            # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
+            lead = next((x for x in reversed(sentences) if _LIST_LEAD.search(x)), None) if block.items else None
+            for x in sentences:
+                if x != lead:
+                    out.append(Clause(x, x))
+                    continue
                 out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
                 out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
-            else:
+            if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not _HEADING.match(item))
     return [c for c in out if len(c.text) >= 8 and not _HEADING.match(c.text)]
 
@@ -323,6 +330,9 @@ def extract(
     ``passages`` covering the question at least ``detail_coverage`` times as well; that clause is quoted too."""
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
+    # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
+    # answers: they count a tenth of a word.
+    generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
     candidates = [(item, c) for item in evidence for c in clauses(item.text)]
@@ -341,11 +351,12 @@ def extract(
     if translated:  # an English question: its Korean terms are what the passages can state
         used = set().union(*clause_terms, *headers.values())
         own, expanded = translated | (own & used), expanded - translated
-    weight = len(own) + 0.5 * len(expanded)
+    weight = len(own) + 0.5 * len(expanded) + GENERIC_WEIGHT * len(generic)
     scored: list[Sentence] = []
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
+        hit += GENERIC_WEIGHT * len(generic & present)
         scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present)))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
