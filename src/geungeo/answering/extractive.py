@@ -61,23 +61,18 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
     )
 
 
-# A figure written any way the documents write one: digits ("15일", "1/3", "100분의 50", "30만원") or Korean
-# numerals with a unit ("일만원", "삼분의 일"). The question's "얼마", "언제까지" or "최대 몇" names no unit, so any
-# figure answers it (a rule "수업시간의 1/3 이내" answers "한 학기에 최대 얼마"); only a unit the question itself
-# names ("몇 살", "몇 시간", "몇 %") narrows what counts.
-_ANY_FIGURE = rf"\d|{_HANGUL_AMOUNT}|실비|[일이삼사오육칠팔구십백]+\s*분의\s*[일이삼사오육칠팔구십]|지체\s*없이|즉시"
+# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배".
+_SHARE = r"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|[일이삼사오육칠팔구십백]+\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+# "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
+# 이내"); an age, a period or a grade is another kind.
+_AMOUNT = rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
 _PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
-    _detail(
-        "비율 / rate",
-        r"몇\s*(%|퍼센트|프로)|percent",
-        r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할|\d+\s*/\s*\d+",
-        nouns="비율",
-    ),
-    _detail("금액 / amount", r"얼마|몇\s*원|how much", _ANY_FIGURE, unless=_PERIOD_HOW_MUCH),
-    _detail("수량 / quantity", _PERIOD_HOW_MUCH, _ANY_FIGURE),
+    _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
+    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, r"\d|지체\s*없이|즉시"),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
@@ -89,7 +84,12 @@ DETAILS: tuple[Detail, ...] = (
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
     _detail("기간 / period", r"몇\s*(년|개월|달|주)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
-    _detail("기한 / deadline", r"언제까지|deadline", _ANY_FIGURE + "|까지", nouns="기한 마감 마감일"),
+    _detail(  # statutes write months the old way: "3월 이내"
+        "기한 / deadline",
+        r"언제까지|deadline",
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        nouns="기한 마감 마감일",
+    ),
 )
 
 # Numbers that are not figures: cross-references (제4조제1항제4호, 「법」), amendment notes (<개정 2012.2.1>),
@@ -290,7 +290,7 @@ def clauses(text: str) -> list[Clause]:
             continue
         for block in _blocks(lines):
             head = block.head if _HEADING.match(block.head) else _ARTICLE_PREFIX.sub("", block.head)
-            sentences = [s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)]
+            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)])
             # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
             lead = next((x for x in reversed(sentences) if _LIST_LEAD.search(x)), None) if block.items else None
             for x in sentences:
@@ -302,6 +302,21 @@ def clauses(text: str) -> list[Clause]:
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not _HEADING.match(item))
     return [c for c in out if len(c.text) >= 8 and not _HEADING.match(c.text)]
+
+
+# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
+_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*경우")
+
+
+def _with_provisos(sentences: list[str]) -> list[str]:
+    """``sentences`` with each proviso joined to the sentence it qualifies."""
+    out: list[str] = []
+    for s in sentences:
+        if out and _PROVISO.match(s):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
 
 
 def split_sentences(text: str) -> list[str]:
@@ -323,11 +338,12 @@ def extract(
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
 
-    The answering clause is the one covering most of the question's words (the passage's title counts half, a
-    retrieval rank bonus breaks near ties, a shorter clause wins a tie). A supporting clause comes from another
-    provision (another citation label) among the best ``passages`` and covers the question at least
-    ``quote_coverage`` times as well. A figure the question asks for counts as stated by a clause of the best
-    ``passages`` covering the question at least ``detail_coverage`` times as well; that clause is quoted too."""
+    A clause's coverage counts the question's words it states (the passage's title and a 호's lead sentence count
+    half). The answering clause is the best clause of the highest-ranked of the best ``passages`` that covers the
+    question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes from another
+    provision (another citation label) among them, with the same floor, and adds a word of the question.
+    A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
+    least ``detail_coverage`` times as well; that clause is quoted too."""
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
@@ -364,7 +380,8 @@ def extract(
     best = scored[0].coverage
     stating = _stating(asked, scored, best_passages, detail_coverage * best)
     missing = [d.name for d in asked if d.name not in stating]
-    chosen = _choose(scored, stating.values(), max_supporting, best_passages, quote_coverage * best)
+    rank = {item.n: i for i, item in enumerate(evidence)}
+    chosen = _choose(scored, stating.values(), max_supporting, best_passages, quote_coverage * best, rank)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
@@ -380,27 +397,32 @@ def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], fl
     return out
 
 
-def _choose(scored: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float) -> list[Sentence]:
-    """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses of
-    other provisions up to ``k`` other provisions: one each, from ``passages``, covering at least ``floor`` and
-    stating a word of the question that the clauses chosen before do not (a clause that adds nothing the question
-    asks about is left out)."""
-    first = scored[0]
-    chosen = [first]
+def _choose(
+    scored: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float, rank: dict[int, int]
+) -> list[Sentence]:
+    """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses.
+
+    Retrieval ranks whole passages better than word coverage does, so the answering clause is the best clause of
+    the highest-ranked of ``passages`` whose best clause covers at least ``floor`` (the clause that bears on the
+    question, from the provision retrieval trusts most). Supporting clauses follow in retrieval order, one per
+    other provision, up to ``k`` provisions: each from ``passages``, covering at least ``floor`` and stating a
+    word of the question that the clauses before it do not (a clause that adds nothing asked about is left out)."""
+    by_rank = sorted(scored, key=lambda s: (rank.get(s.item.n, len(rank)), -s.coverage))
+    bearing = [s for s in by_rank if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
+    chosen = [bearing[0] if bearing else scored[0]]
     for s in stating:
         if s not in chosen and not _overlaps(s, chosen):
             chosen.append(s)
     labels = {s.item.label for s in chosen}
     said = set().union(*(s.covers for s in chosen))
-    for s in scored[1:]:
+    for s in bearing:
         if len(labels) > k:
             break
-        if s.item.label in labels or s.item.n not in passages or s.coverage < floor or not s.covers - said:
+        if s.item.label in labels or not s.covers - said or _overlaps(s, chosen):
             continue
-        if not _overlaps(s, chosen):
-            labels.add(s.item.label)
-            said |= s.covers
-            chosen.append(s)
+        labels.add(s.item.label)
+        said |= s.covers
+        chosen.append(s)
     keep = list(dict.fromkeys(s.item.label for s in chosen))[: k + 1]
     return [s for s in chosen if s.item.label in keep]
 
