@@ -11,6 +11,11 @@ questions whose citations include a gold target next to retrieval recall@5 of th
 share of unanswerable questions answered "근거 부족" and of answerable ones wrongly refused,
 citations outside the evidence, end-to-end latency p50/p95, time to first token and LLM calls per
 question. Uses the ingested store of ``benchmarks/retrieval.py`` (same ``--work`` directory).
+
+Extractive mode also gets the answer-quality table of ``benchmarks/answer_quality.py`` (answer length, gold
+evidence in the answer text, first citation gold, duplicates, confidence reliability, refusal at a threshold chosen
+split-half). Before/after on one store: run the baseline's code with ``--save-records before.json`` (e.g.
+``PYTHONPATH=../main/src``), then this code with ``--baseline before.json``.
 """
 
 from __future__ import annotations
