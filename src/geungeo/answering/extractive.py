@@ -403,11 +403,17 @@ def _choose(
     """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses.
 
     Retrieval ranks whole passages better than word coverage does, so the answering clause is the best clause of
-    the highest-ranked of ``passages`` whose best clause covers at least ``floor`` (the clause that bears on the
-    question, from the provision retrieval trusts most). Supporting clauses follow in retrieval order, one per
-    other provision, up to ``k`` provisions: each from ``passages``, covering at least ``floor`` and stating a
-    word of the question that the clauses before it do not (a clause that adds nothing asked about is left out)."""
-    by_rank = sorted(scored, key=lambda s: (rank.get(s.item.n, len(rank)), -s.coverage))
+    the highest-ranked provision (one citation label, its passages among ``passages``) whose best clause covers at
+    least ``floor``: the clause that bears on the question, from the provision retrieval trusts most. Supporting
+    clauses follow in retrieval order, one per other provision, up to ``k`` provisions: each from ``passages``,
+    covering at least ``floor`` and stating a word of the question that the clauses before it do not (a clause
+    that adds nothing asked about is left out)."""
+    # A provision split over several passages (an article's 항, a long table's rows) ranks as its best passage.
+    label_rank: dict[str, int] = {}
+    for s in scored:
+        r = rank.get(s.item.n, len(rank))
+        label_rank[s.item.label] = min(r, label_rank.get(s.item.label, r))
+    by_rank = sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
     bearing = [s for s in by_rank if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     chosen = [bearing[0] if bearing else scored[0]]
     for s in stating:
