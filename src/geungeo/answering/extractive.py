@@ -381,7 +381,7 @@ def extract(
     stating = _stating(asked, scored, best_passages, detail_coverage * best)
     missing = [d.name for d in asked if d.name not in stating]
     rank = {item.n: i for i, item in enumerate(evidence)}
-    chosen = _choose(scored, stating.values(), max_supporting, best_passages, quote_coverage * best, rank)
+    chosen = _choose(scored, stating.values(), max_supporting, best_passages, quote_coverage * best, rank, asked)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
@@ -398,13 +398,20 @@ def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], fl
 
 
 def _choose(
-    scored: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float, rank: dict[int, int]
+    scored: list[Sentence],
+    stating: Iterable[Sentence],
+    k: int,
+    passages: set[int],
+    floor: float,
+    rank: dict[int, int],
+    asked: Sequence[Detail] = (),
 ) -> list[Sentence]:
     """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses.
 
     Retrieval ranks whole passages better than word coverage does, so the answering clause is the best clause of
     the highest-ranked provision (one citation label, its passages among ``passages``) whose best clause covers at
-    least ``floor``: the clause that bears on the question, from the provision retrieval trusts most. Supporting
+    least ``floor``: the clause that bears on the question, from the provision retrieval trusts most (of its
+    clauses, one stating every figure ``asked`` for when there is one). Supporting
     clauses follow in retrieval order, one per other provision, up to ``k`` provisions: each from ``passages``,
     covering at least ``floor`` and stating a word of the question that the clauses before it do not (a clause
     that adds nothing asked about is left out)."""
@@ -415,7 +422,12 @@ def _choose(
         label_rank[s.item.label] = min(r, label_rank.get(s.item.label, r))
     by_rank = sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
     bearing = [s for s in by_rank if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
-    chosen = [bearing[0] if bearing else scored[0]]
+    first = bearing[0] if bearing else scored[0]
+    if asked:  # within that provision, the clause that states the figure asked for answers it
+        first = next(
+            (s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first
+        )
+    chosen = [first]
     for s in stating:
         if s not in chosen and not _overlaps(s, chosen):
             chosen.append(s)
