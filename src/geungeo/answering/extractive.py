@@ -61,8 +61,11 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
     )
 
 
-# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배".
-_SHARE = r"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|[일이삼사오육칠팔구십백]+\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
+_SHARE = (
+    r"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|[일이삼사오육칠팔구십백]+\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+    r"|과반수|반수|전원"
+)
 # "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
 # 이내"); an age, a period or a grade is another kind.
 _AMOUNT = rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
@@ -72,7 +75,7 @@ DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
     _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH),
-    _detail("수량 / quantity", _PERIOD_HOW_MUCH, r"\d|지체\s*없이|즉시"),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}"),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
@@ -84,10 +87,10 @@ DETAILS: tuple[Detail, ...] = (
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
     _detail("기간 / period", r"몇\s*(년|개월|달|주)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
-    _detail(  # statutes write months the old way: "3월 이내"
+    _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|까지",
         nouns="기한 마감 마감일",
     ),
 )
@@ -378,55 +381,70 @@ def extract(
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
     best = scored[0].coverage
-    stating = _stating(asked, scored, best_passages, detail_coverage * best)
-    missing = [d.name for d in asked if d.name not in stating]
     rank = {item.n: i for i, item in enumerate(evidence)}
-    chosen = _choose(scored, stating.values(), max_supporting, best_passages, quote_coverage * best, rank, asked)
+    ranked = by_rank(scored, rank)
+    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, first.item.label)
+    missing = [d.name for d in asked if d.name not in stating]
+    chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
 
-def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float) -> dict[str, Sentence]:
-    """For each asked kind of figure, the best clause that states one: in one of ``passages`` and covering the
-    question at least ``floor`` (a number in a clause about something else does not answer it)."""
+def _stating(
+    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, provision: str
+) -> dict[str, Sentence]:
+    """For each asked kind of figure, the best clause that states one: a clause of the answering ``provision``, or
+    one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
+    not answer it; another 항 of the article that answers does)."""
     out: dict[str, Sentence] = {}
     for detail in asked:
-        found = next((s for s in scored if s.item.n in passages and s.coverage >= floor and states(detail, s.text)), None)
+        found = next(
+            (
+                s
+                for s in scored
+                if (s.item.label == provision or (s.item.n in passages and s.coverage >= floor)) and states(detail, s.text)
+            ),
+            None,
+        )
         if found is not None:
             out[detail.name] = found
     return out
 
 
-def _choose(
-    scored: list[Sentence],
-    stating: Iterable[Sentence],
-    k: int,
-    passages: set[int],
-    floor: float,
-    rank: dict[int, int],
-    asked: Sequence[Detail] = (),
-) -> list[Sentence]:
-    """The answering clause, a clause stating an asked figure that it does not state, then supporting clauses.
-
-    Retrieval ranks whole passages better than word coverage does, so the answering clause is the best clause of
-    the highest-ranked provision (one citation label, its passages among ``passages``) whose best clause covers at
-    least ``floor``: the clause that bears on the question, from the provision retrieval trusts most (of its
-    clauses, one stating every figure ``asked`` for when there is one). Supporting
-    clauses follow in retrieval order, one per other provision, up to ``k`` provisions: each from ``passages``,
-    covering at least ``floor`` and stating a word of the question that the clauses before it do not (a clause
-    that adds nothing asked about is left out)."""
-    # A provision split over several passages (an article's 항, a long table's rows) ranks as its best passage.
+def by_rank(scored: list[Sentence], rank: dict[int, int]) -> list[Sentence]:
+    """``scored`` by the retrieval rank of their provision, then by coverage; a provision split over several
+    passages (an article's 항, a long table's rows) ranks as its best passage."""
     label_rank: dict[str, int] = {}
     for s in scored:
         r = rank.get(s.item.n, len(rank))
         label_rank[s.item.label] = min(r, label_rank.get(s.item.label, r))
-    by_rank = sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
-    bearing = [s for s in by_rank if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
-    first = bearing[0] if bearing else scored[0]
-    if asked:  # within that provision, the clause that states the figure asked for answers it
+    return sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
+
+
+def _answering(ranked: list[Sentence], best: Sentence, passages: set[int], floor: float, asked: Sequence[Detail]) -> Sentence:
+    """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
+    among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
+    ``asked`` for when there is one (``ranked``: the clauses by retrieval rank; ``best``: the best-covering one,
+    when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
+    one retrieval trusts most among those that bear on the question."""
+    bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
+    first = bearing[0] if bearing else best
+    if asked:
         first = next(
             (s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first
         )
+    return first
+
+
+def _choose(
+    first: Sentence, ranked: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float
+) -> list[Sentence]:
+    """The answering clause ``first``, a clause stating an asked figure that it does not state, then supporting
+    clauses in retrieval order (``ranked``), one per other provision, up to ``k`` provisions: each from
+    ``passages``, covering at least ``floor`` and stating a word of the question that the clauses before it do not
+    (a clause that adds nothing asked about is left out)."""
+    bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     chosen = [first]
     for s in stating:
         if s not in chosen and not _overlaps(s, chosen):
