@@ -250,3 +250,16 @@ def test_a_proviso_is_quoted_with_the_sentence_it_qualifies() -> None:
         "다만, 차별적 처우가 있은 날부터 6개월이 지난 때에는 그러하지 아니하다.",
         "② 시정신청을 하는 때에는 차별적 처우의 내용을 구체적으로 명시하여야 한다.",
     ]
+
+
+def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
+    article = _item(
+        1,
+        "규정 제4조",
+        "① 교원은 학기 중에 해외 기업 방문이나 공동연구 협의를 위한 국외 출장을 갈 수 있다.\n"
+        "② 수업기간 중의 출장은 휴일을 포함하여 7일 이내로 한다.",
+    )
+    ex = extract("교원이 학기 중에 해외 기업 방문이나 공동연구 협의로 출장을 가면 며칠까지 가능한가요?", [article], None)
+    assert not ex.missing and any("7일 이내" in s.text for s in ex.sentences)
+    vote = [_item(1, "법 제41조", "쟁의행위는 조합원의 직접ㆍ비밀ㆍ무기명투표에 의한 조합원 과반수의 찬성으로 결정한다.")]
+    assert missing_details("파업하려면 찬성이 얼마나 나와야 하나요?", vote) == []  # a share written in words
