@@ -384,26 +384,34 @@ def extract(
     rank = {item.n: i for i, item in enumerate(evidence)}
     ranked = by_rank(scored, rank)
     first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked)
-    stating = _stating(asked, scored, best_passages, detail_coverage * best, first.item.label)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, first)
     missing = [d.name for d in asked if d.name not in stating]
     chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
 
+def _same_family(s: Sentence, first: Sentence) -> bool:
+    """Whether ``s`` is of the answering clause's document or of one delegating to or from it (법, 법 시행령)."""
+    a, b = s.item.doc.replace(" ", ""), first.item.doc.replace(" ", "")
+    return not a or not b or a.startswith(b) or b.startswith(a)
+
+
 def _stating(
-    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, provision: str
+    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, first: Sentence
 ) -> dict[str, Sentence]:
     """For each asked kind of figure, the best clause that states one: a clause of the answering ``provision``, or
     one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
     not answer it; another 항 of the article that answers does)."""
     out: dict[str, Sentence] = {}
+    provision = first.item.label
     for detail in asked:
         found = next(
             (
                 s
                 for s in scored
-                if (s.item.label == provision or (s.item.n in passages and s.coverage >= floor)) and states(detail, s.text)
+                if (s.item.label == provision or (s.item.n in passages and s.coverage >= floor and _same_family(s, first)))
+                and states(detail, s.text)
             ),
             None,
         )
