@@ -11,11 +11,17 @@ questions whose citations include a gold target next to retrieval recall@5 of th
 share of unanswerable questions answered "근거 부족" and of answerable ones wrongly refused,
 citations outside the evidence, end-to-end latency p50/p95, time to first token and LLM calls per
 question. Uses the ingested store of ``benchmarks/retrieval.py`` (same ``--work`` directory).
+
+Extractive mode also gets the answer-quality table of ``benchmarks/answer_quality.py`` (answer length, gold
+evidence in the answer text, first citation gold, duplicates, confidence reliability, refusal at a threshold chosen
+split-half). Before/after on one store: run the baseline's code with ``--save-records before.json`` (e.g.
+``PYTHONPATH=../main/src``), then this code with ``--baseline before.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -24,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import answer_quality as quality
 from geungeo.answering.models import REFUSAL, Answer
 from geungeo.engine import build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
@@ -176,6 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--extractive", action=argparse.BooleanOptionalAction, default=True, help="run extractive mode on every question"
     )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "answers.md")
+    ap.add_argument("--name", default="this run", help="what this run's code is called in the quality table")
+    ap.add_argument("--save-records", type=Path, help="write the per-question quality records (JSON) here")
+    ap.add_argument("--baseline", type=Path, help="quality records of a baseline run (--save-records) to report beside")
+    ap.add_argument("--baseline-name", default="baseline")
     args = ap.parse_args(argv)
     base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
     settings = base.model_copy(update={"data_dir": args.work / base.embed_provider})
@@ -191,6 +202,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.extractive:
         runner = QueryRunner(engine, llm=None)
         report.append(render(measure(runner, run_all(runner, questions)), "Extractive mode (no LLM, the default)"))
+        # The quality measures re-score refusal at any evidence-score threshold: answers from a run at threshold 0.
+        open_engine = build_engine(settings.model_copy(update={"min_evidence_score": 0.0}))
+        open_runner = QueryRunner(open_engine, llm=None)
+        answerable = [q for q in questions if not q.structural]
+        records = quality.records(run_all(open_runner, answerable), open_engine.store)
+        if args.save_records:
+            args.save_records.write_text(json.dumps(quality.to_json(records), ensure_ascii=False), "utf-8")
+        runs = [(args.name, records)]
+        if args.baseline:
+            runs.insert(0, (args.baseline_name, quality.from_json(json.loads(args.baseline.read_text("utf-8")))))
+        report.append(quality.render(runs, settings.min_evidence_score))
     if args.fake_llm_delay is not None:
         answerable = [q for q in questions if q.answerable and not q.structural][:40]
         runner = QueryRunner(engine, llm=scripted_llm(args.fake_llm_delay))

@@ -124,17 +124,18 @@ class Settings(BaseSettings):
         5,
         ge=1,
         le=10,
-        description="Extractive answers draw on this many best passages: each one's best sentence is quoted when it "
-        "covers the question at least GEUNGEO_QUOTE_COVERAGE times as well as the best sentence does, and a figure the "
+        description="Extractive answers draw on this many best passages: a clause of another provision among them "
+        "supports the answering clause when it covers the question at least GEUNGEO_QUOTE_COVERAGE times as well "
+        "(two at most), and a figure the "
         "question asks for (몇 세, 얼마, 며칠, 몇 % …) must be stated in one of them, else 근거 부족 "
         "(see benchmarks/reports/answers.md).",
     )
     quote_coverage: float = Field(
-        0.35,
+        0.6,
         ge=0.0,
         le=1.0,
-        description="Share of the best sentence's coverage of the question that a sentence of one of the best passages "
-        "needs to be quoted (other passages need half).",
+        description="Share of the answering clause's coverage of the question that a clause of another provision among "
+        "the best passages needs to be quoted in support of it.",
     )
     detail_coverage: float = Field(
         0.6,

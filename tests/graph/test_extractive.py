@@ -114,14 +114,18 @@ def test_a_figure_about_something_else_does_not_answer_and_a_lower_passage_may()
     assert extract(question, [board, unrelated, rule], None, passages=2).missing == ["개수 / count"]
 
 
-def test_the_answer_quotes_each_of_the_best_passages_that_bears_on_the_question() -> None:
-    question = "연구년 교원의 보수 지급 기준은?"
+def test_a_supporting_provision_is_quoted_when_it_covers_enough_and_adds_to_the_answer() -> None:
+    question = "연구년 교원의 보수 지급 기준과 신청 자격은?"
     rule = _item(1, "규정 제6조", "연구년 교원의 보수는 지급 기준에 따라 지급한다.")
-    related = _item(2, "규정 제9조", "교원의 보수는 따로 정한다.")  # covers 2 of the 5 terms the best sentence covers
-    assert [s.item.label for s in extract(question, [rule, related], None).sentences] == ["규정 제6조", "규정 제9조"]
-    # beyond the best passages a sentence needs half the best coverage
-    assert [s.item.label for s in extract(question, [rule, related], None, passages=1).sentences] == ["규정 제6조"]
-    assert [s.item.label for s in extract(question, [rule, related], None, quote_coverage=0.5).sentences] == ["규정 제6조"]
+    same = _item(2, "규정 제7조", "연구년 교원의 보수 지급 기준은 따로 정한다.")  # says nothing the first does not
+    more = _item(3, "규정 제3조", "연구년 신청 자격은 6년 이상 근무한 교원으로 한다.")  # adds 신청, 자격
+
+    def labels(**kwargs: float) -> list[str]:
+        return [s.item.label for s in extract(question, [rule, same, more], None, **kwargs).sentences]  # type: ignore[arg-type]
+
+    assert labels() == ["규정 제6조", "규정 제3조"]
+    assert labels(quote_coverage=0.95) == ["규정 제6조"]
+    assert labels(passages=2) == ["규정 제6조"]  # only the best passages support
 
 
 def test_agreement_reads_the_best_retrieved_score_of_either_fusion() -> None:
@@ -139,3 +143,123 @@ def test_no_sentence_sharing_a_word_with_the_question_is_no_answer_whatever_retr
     evidence = [_item(1, "휴가보장법 제2조", "사용자는 근로자에게 15일의 유급휴가를 주어야 한다.")]
     ex = extract("주택 임대차 보증금은 언제 돌려받나요?", evidence, None, agreement=1.0)
     assert ex.score == 0.25 and not ex.answers(0.2)
+
+
+def _answer(question: str, evidence: list[EvidenceItem], **request: object) -> tuple[str, list[str], bool]:
+    """The extractive answer's text, cited labels and refusal flag, through the one answer path."""
+    from geungeo.answering.generation import Request, compose_answer, drain
+
+    composed = drain(compose_answer(question, evidence, None, Settings(), load_lexicon(), Request(**request)))  # type: ignore[arg-type]
+    return composed.answer, [c.label for c in composed.citations], composed.refused
+
+
+LEAVE = _item(
+    1,
+    "법 제60조",
+    "제60조(연차 유급휴가)\n① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다. <개정 2012.2.1>\n"
+    "② 사용자는 1년간 80퍼센트 미만 출근한 근로자에게 1개월 개근 시 1일의 유급휴가를 주어야 한다.\n"
+    "③ 유급휴가는 근로자가 청구한 시기에 주어야 한다.",
+)
+
+
+def test_the_answer_is_the_answering_clause_not_the_whole_article() -> None:
+    text, labels, refused = _answer("1년간 80퍼센트 이상 출근하면 유급휴가가 며칠인가요?", [LEAVE])
+    assert not refused and labels == ["법 제60조"]
+    assert "15일의 유급휴가를 주어야 한다. [법 제60조]" in text
+    assert "1개월 개근" not in text and "청구한 시기" not in text and "<개정" not in text
+
+
+def test_a_clause_that_leads_a_list_brings_its_items() -> None:
+    leave = _item(
+        1,
+        "정관 제44조",
+        "제44조(휴직) ① 교원이 다음 각 호의 어느 하나에 해당하는 사유로 휴직을 원하는 경우 임용권자는 휴직을 명할 수 있다.\n"
+        "1. 질병으로 장기 요양이 필요할 때\n2. 병역 복무를 위하여 징집 또는 소집된 때\n"
+        "3. 만 8세 이하의 자녀를 양육하기 위하여 필요한 때",
+    )
+    other = _item(2, "정관 제45조", "제45조(휴직기간) 교원의 휴직 기간은 3년 이내로 한다.")
+    text, labels, _ = _answer("교원이 휴직할 수 있는 경우는?", [leave, other])
+    assert labels[0] == "정관 제44조"
+    first = text.split("[정관 제44조]")[0]
+    assert all(case in first for case in ("1. 질병으로", "2. 병역 복무를", "3. 만 8세 이하의"))
+
+
+def test_a_single_item_is_quoted_under_its_lead_sentence() -> None:
+    rule = _item(
+        1,
+        "규정 제12조",
+        "① 전임교원은 다음 각 호의 조건에서 타 대학에 출강할 수 있다.\n1. 사전에 총장의 승인을 받을 것\n"
+        "2. 출강 시간은 한 학기 책임수업시간의 1/3 이내일 것",
+    )
+    ex = extract("전임교원 타 대학 출강 시간은 한 학기에 최대 얼마까지인가요?", [rule], None)
+    assert not ex.missing  # "얼마" names no unit: 1/3 answers it
+    assert ex.sentences[0].text.endswith("2. 출강 시간은 한 학기 책임수업시간의 1/3 이내일 것")
+    assert ex.sentences[0].text.startswith("① 전임교원은 다음 각 호의")
+
+
+def test_two_paragraphs_are_never_one_sentence() -> None:
+    run_in = "① 최저임금액(최저임금으로 정한 금액을 말한다. 이하 같다)은 시간으로 정한다.② 최저임금은 매년 고시한다."
+    assert split_sentences(run_in) == [
+        "① 최저임금액(최저임금으로 정한 금액을 말한다. 이하 같다)은 시간으로 정한다.",
+        "② 최저임금은 매년 고시한다.",
+    ]
+
+
+def test_at_most_two_supporting_provisions_each_cited_once() -> None:
+    question = "연구년 교원의 보수, 여비, 숙박비, 항공료, 보험료 지급 기준은?"
+    kinds = ["보수", "여비", "숙박비", "항공료", "보험료"]
+    evidence = [_item(n, f"규정 제{n}조", f"연구년 교원의 {kind} 지급 기준은 따로 정한다.") for n, kind in enumerate(kinds, 1)]
+    evidence.insert(0, _item(6, "규정 제1조", "연구년 교원의 보수와 여비의 지급 기준은 총장이 정한다."))  # 제1조 again
+    text, labels, _ = _answer(question, evidence)
+    assert labels[0] == "규정 제1조" and len(labels) == 3 and len(set(labels)) == 3
+    assert all(text.count(f"[{label}]") == 1 for label in labels)
+
+
+def test_a_refusal_says_why() -> None:
+    empty, _, refused = _answer("연차휴가는 며칠인가요?", [], store_empty=True)
+    assert refused and empty.startswith("근거 부족") and "저장된 문서가 없습니다" in empty
+    nothing, _, refused = _answer("연차휴가는 며칠인가요?", [])
+    assert refused and "관련된 내용을 찾지 못했습니다" in nothing
+    unrelated, _, refused = _answer("주택 임대차 보증금은 언제 돌려받나요?", [EVIDENCE[0]])
+    assert refused and "관련된 내용을 찾지 못했습니다" in unrelated
+    unstated, _, refused = _answer("고령자의 기준은 만 몇 세 이상인가요?", [EVIDENCE[1]])
+    assert refused and "관련 조문(법 제5조)" in unstated and "나이" in unstated
+
+
+def test_reference_numbers_are_not_figures() -> None:
+    cited = [_item(1, "법 제4조", "④ 제1항제4호의 고령자는 「고령자고용촉진법」 제2조제1호에 따른다. <개정 2020.5.26>")]
+    assert missing_details("고령자는 만 몇 세 이상인가요?", cited) == ["나이 / age"]
+    assert missing_details("고령자 지원금은 얼마인가요?", cited) == ["금액 / amount"]
+    assert (
+        missing_details(
+            "아이가 몇 살까지 육아휴직을 쓸 수 있나요?",
+            [_item(1, "법 제19조", "만 8세 이하의 자녀를 양육하기 위하여 육아휴직을 신청할 수 있다.")],
+        )
+        == []
+    )
+
+
+def test_a_proviso_is_quoted_with_the_sentence_it_qualifies() -> None:
+    text = (
+        "① 근로자는 차별적 처우를 받은 경우 노동위원회에 그 시정을 신청할 수 있다. "
+        "다만, 차별적 처우가 있은 날부터 6개월이 지난 때에는 그러하지 아니하다. (개정 2020.5.26.)\n"
+        "② 시정신청을 하는 때에는 차별적 처우의 내용을 구체적으로 명시하여야 한다."
+    )
+    assert split_sentences(text) == [
+        "① 근로자는 차별적 처우를 받은 경우 노동위원회에 그 시정을 신청할 수 있다. "
+        "다만, 차별적 처우가 있은 날부터 6개월이 지난 때에는 그러하지 아니하다.",
+        "② 시정신청을 하는 때에는 차별적 처우의 내용을 구체적으로 명시하여야 한다.",
+    ]
+
+
+def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
+    article = _item(
+        1,
+        "규정 제4조",
+        "① 교원은 학기 중에 해외 기업 방문이나 공동연구 협의를 위한 국외 출장을 갈 수 있다.\n"
+        "② 수업기간 중의 출장은 휴일을 포함하여 7일 이내로 한다.",
+    )
+    ex = extract("교원이 학기 중에 해외 기업 방문이나 공동연구 협의로 출장을 가면 며칠까지 가능한가요?", [article], None)
+    assert not ex.missing and any("7일 이내" in s.text for s in ex.sentences)
+    vote = [_item(1, "법 제41조", "쟁의행위는 조합원의 직접ㆍ비밀ㆍ무기명투표에 의한 조합원 과반수의 찬성으로 결정한다.")]
+    assert missing_details("파업하려면 찬성이 얼마나 나와야 하나요?", vote) == []  # a share written in words

@@ -74,6 +74,15 @@ def test_extractive_refuses_when_documents_do_not_say(runner: QueryRunner) -> No
     assert answer.refused and answer.answer.startswith(REFUSAL) and not answer.citations
 
 
+def test_extractive_refusal_names_the_empty_store(tmp_path: Path) -> None:
+    empty = _runner(tmp_path)
+    try:
+        answer = empty.run("1년 일하면 연차 유급휴가 며칠 받아요?")
+    finally:
+        empty.close()
+    assert answer.refused and answer.answer.startswith(REFUSAL) and "저장된 문서가 없습니다" in answer.answer
+
+
 def test_structural_request_is_answered_from_the_store(runner: QueryRunner) -> None:
     answer = runner.run("휴가보장법 제2조")
     assert answer.route == "structural" and answer.llm_calls == 0

@@ -89,3 +89,15 @@ def test_missing_page_image_is_left_out_and_refusal_has_no_confidence(tmp_path: 
         "warnings": [],
         "confidence": 0.0,
     }
+
+
+def test_a_page_image_is_listed_once(tmp_path: Path) -> None:
+    items = _items(tmp_path)
+    second = items[0].model_copy(update={"n": 4, "chunk_id": "pdf-4b", "text": "같은 쪽의 다른 단락이다."})
+    answer = Answer(
+        question="q",
+        answer="x [brief.pdf p.4]",
+        citations=[Citation.of(items[0]), Citation.of(second)],
+        evidence=[*items, second],
+    )
+    assert [img.page for img in synthesize(answer, tmp_path).page_images] == [4]

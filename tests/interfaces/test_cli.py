@@ -67,7 +67,7 @@ def test_reingest_reports_unchanged(env: Path) -> None:
 
 def test_changed_tokenizer_setting_asks_for_rebuild_and_rebuild_works(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert runner.invoke(app, ["ingest", str(env)]).exit_code == 0
-    monkeypatch.setenv("GEUNGEO_HEADER_WEIGHT", "3")
+    monkeypatch.setenv("GEUNGEO_CHUNK_CONTEXT", "sparse")  # the context line joins the BM25 terms
     res = runner.invoke(app, ["search", "유급휴가"])
     assert res.exit_code == 1 and "--rebuild" in res.output
     res = runner.invoke(app, ["ingest", str(env), "--rebuild"])

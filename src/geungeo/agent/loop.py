@@ -295,7 +295,8 @@ class Agent:
             asked = question
         started = time.perf_counter()
         llm = None if extractive else self.ctx.llm
-        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, Request(deadline=self.deadline))
+        request = Request(deadline=self.deadline, store_empty=not items and self.ctx.engine.store.count() == 0)
+        composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, request)
         while True:
             try:
                 piece = next(composing)

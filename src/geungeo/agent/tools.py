@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field, field_validator
 
-from geungeo.answering.generation import compose_answer, drain
+from geungeo.answering.generation import Request, compose_answer, drain
 from geungeo.answering.models import Answer, EvidenceItem, Origin
 from geungeo.engine import Engine
 from geungeo.errors import GeungeoError
@@ -203,7 +203,8 @@ class Toolbox:
     def answer(self, question: str, context: Sequence[str], *, llm: BaseChatModel | None, lexicon: Lexicon | None) -> Answer:
         """A cited answer from the passages ``context`` names (nothing found there: 근거 부족)."""
         items = evidence_items(self.passages(context))
-        composed = drain(compose_answer(question, items, llm, self.engine.settings, lexicon))
+        request = Request(store_empty=not items and self.engine.store.count() == 0)
+        composed = drain(compose_answer(question, items, llm, self.engine.settings, lexicon, request))
         return composed.to_answer(question, items)
 
     def _lookup(self, query: str) -> StructuralAnswer:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from geungeo.answering.models import EvidenceItem
-from geungeo.retrieval.expansion import Lexicon, query_terms
+from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
@@ -61,23 +61,21 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
     )
 
 
+# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
+_SHARE = (
+    r"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|[일이삼사오육칠팔구십백]+\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+    r"|과반수|반수|전원"
+)
+# "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
+# 이내"); an age, a period or a grade is another kind.
+_AMOUNT = rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
 _PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
 DETAILS: tuple[Detail, ...] = (
-    _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*세", nouns="나이 연령"),
-    _detail(
-        "비율 / rate",
-        r"몇\s*(%|퍼센트|프로)|percent",
-        r"\d+(\.\d+)?\s*(퍼센트|%|퍼밀)|분의\s*\d|\d+\s*분의|\d+\s*할",
-        nouns="비율",
-    ),
-    _detail(  # "얼마예요", "얼마까지"; a time or a quantity asked with 얼마 is another kind (below)
-        "금액 / amount",
-        r"얼마|몇\s*원|how much",
-        rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|\d+\s*배|분의\s*\d|\d+\s*분의|\d+(\.\d+)?\s*(퍼센트|%)",
-        unless=_PERIOD_HOW_MUCH,
-    ),
-    _detail("수량 / quantity", _PERIOD_HOW_MUCH, r"\d|지체\s*없이|즉시"),
+    _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
+    _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
+    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}"),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
@@ -89,13 +87,25 @@ DETAILS: tuple[Detail, ...] = (
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
     _detail("기간 / period", r"몇\s*(년|개월|달|주)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
-    _detail(  # statutes write months the old way: "3월 이내"
+    _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|까지",
         nouns="기한 마감 마감일",
     ),
 )
+
+# Numbers that are not figures: cross-references (제4조제1항제4호, 「법」), amendment notes (<개정 2012.2.1>),
+# dates, 별표 numbers and list marks.
+_NOT_A_FIGURE = re.compile(
+    r"제\s*\d+\s*(편|장|절|관|조|항|호|목)(의\s*\d+)?|「[^」]*」|<[^>]*>|\[[^\]]*\]|\d{4}\s*[.년]\s*\d{1,2}\s*[.월]\s*\d{1,2}\s*[.일]?"
+    r"|(별표|별지|서식)\s*\d+|(?m:^\s*\d+\.\s)|[①-⑳]"
+)
+
+
+def states(detail: Detail, text: str) -> bool:
+    """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count)."""
+    return bool(detail.states.search(_NOT_A_FIGURE.sub(" ", text)))
 
 
 def asked_details(question: str) -> list[Detail]:
@@ -106,24 +116,37 @@ def asked_details(question: str) -> list[Detail]:
 
 @dataclass(frozen=True)
 class Sentence:
+    """A quoted clause: a sentence of a 항 or paragraph (with its 호 list when it leads one), a 호 under its lead
+    sentence, or a table row; ``coverage`` is the share of the question it covers."""
+
     item: EvidenceItem
     text: str
     coverage: float
+    covers: frozenset[str] = field(default=frozenset(), compare=False)  # the question's words it states itself
 
 
 @dataclass(frozen=True)
 class Extract:
-    """Chosen sentences, the evidence score in [0, 1] and the asked-for details no passage states."""
+    """Chosen clauses (the answering one first), the evidence score in [0, 1] and the asked-for figures no clause
+    states."""
 
     sentences: list[Sentence]
     score: float
     missing: list[str]
 
     def answers(self, min_score: float) -> bool:
-        """Whether the evidence supports an extractive answer (else 근거 부족): a sentence shares a word with the
+        """Whether the evidence supports an extractive answer (else 근거 부족): a clause shares a word with the
         question, the score reaches ``min_score`` and every asked figure is stated."""
-        covered = any(s.coverage > 0 for s in self.sentences)
-        return covered and self.score >= min_score and not self.missing
+        return self.covered and self.score >= min_score and not self.missing
+
+    @property
+    def covered(self) -> bool:
+        """Whether any clause shares a word with the question."""
+        return any(s.coverage > 0 for s in self.sentences)
+
+    def related(self) -> list[str]:
+        """The labels of the clauses that bear on the question, best first (what a refusal names)."""
+        return list(dict.fromkeys(s.item.label for s in self.sentences if s.coverage > 0))
 
     def to_state(self) -> dict[str, Any]:
         """A plain form for the graph state (the judge extracts, generation renders)."""
@@ -140,14 +163,15 @@ class Extract:
         return cls(sentences, data["score"], list(data["missing"]))
 
     def render(self, lead: str = "") -> str:
-        """The answer text: sentences grouped by evidence item, each group followed by its citation."""
+        """The answer text: one bullet per cited provision (the answering clause first), its clauses then its
+        citation; a 호 list goes on indented lines under its lead sentence."""
         parts: list[str] = [lead] if lead else []
-        by_item: dict[int, list[str]] = {}
+        by_label: dict[str, list[str]] = {}
         for s in self.sentences:
-            by_item.setdefault(s.item.n, []).append(s.text)
-        labels = {s.item.n: s.item.label for s in self.sentences}
-        for n, texts in by_item.items():
-            parts.append(f"- {' '.join(texts)} [{labels[n]}]")
+            by_label.setdefault(s.item.label, []).append(s.text)
+        for label, texts in by_label.items():
+            body = " ".join(texts).replace("\n", "\n  ")
+            parts.append(f"- {body} [{label}]")
         return "\n".join(parts)
 
 
@@ -156,7 +180,23 @@ class Extract:
 _HEADING = re.compile(
     r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
 )
-
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+# A 항 run into the line before it ("…말한다. ② …"): it starts a clause of its own.
+_RUN_IN_PARAGRAPH = re.compile(rf"(?<=[.다>)\]])\s*(?=[{_CIRCLED}])")
+# 호 ("1.", "2의2."), 목 ("가.") and numbered items ("1)", "가)").
+_LIST_ITEM = re.compile(r"^(\d+(의\d+)?\.|[가-하]\.|\d+\)|[가-하]\))\s*\S")
+# A sentence that leads a list: "다음 각 호의 어느 하나에 해당하는 …", "다음과 같다", or one ending in a colon.
+_LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사항|경우)|다음과\s*같|아래와\s*같|[:：]\s*$")
+_ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
+# Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
+_AMENDMENT = re.compile(
+    r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
+    r"|\s*\((개정|신설|전문개정|본조신설|제목개정|타법개정)[\d.,\s]*\)"
+)
+_SENTENCE_CLOSE = set("다요음함됨임")
+_OPEN, _CLOSE = "(「『[", ")」』]"
+MAX_LIST_ITEMS = 20
+GENERIC_WEIGHT = 0.1
 
 _TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
 
@@ -183,16 +223,108 @@ def _is_table_line(line: str) -> bool:
     return len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences and 항/호 lines of a passage, and its table rows, in order (short fragments and bare headings dropped)."""
-    parts: list[str] = []
+def sentence_split(text: str) -> list[str]:
+    """The sentences of one line: cut after a sentence end ("…한다.", "?", "!") outside parentheses and quotes, so
+    "최저임금액(…을 말한다. 이하 같다)" stays one sentence."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in ".?!" and (i + 1 == len(text) or text[i + 1].isspace()) and _ends(text, i):
+            out.append(text[start : i + 1].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [s for s in out if s]
+
+
+def _ends(text: str, i: int) -> bool:
+    """Whether the mark at ``i`` ends a sentence: "?" and "!", or a period after 다/요/음… or after a non-Hangul
+    character (a Korean word ending otherwise is an abbreviation such as "등.")."""
+    before = text[i - 1] if i > 0 else ""
+    return text[i] != "." or before in _SENTENCE_CLOSE or not ("가" <= before <= "힣")
+
+
+@dataclass
+class _Block:
+    """A 항 or paragraph and the 호/목 lines under it."""
+
+    head: str
+    items: list[str]
+
+
+def _blocks(lines: list[str]) -> list[_Block]:
+    blocks: list[_Block] = []
+    for raw in lines:
+        for line in _RUN_IN_PARAGRAPH.split(raw):
+            line = _AMENDMENT.sub("", line).strip()
+            if not line:
+                continue
+            if blocks and _LIST_ITEM.match(line):
+                blocks[-1].items.append(line)
+            else:
+                blocks.append(_Block(line, []))
+    return blocks
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
+    words count half (the lead sentence of a 호)."""
+
+    text: str
+    words: str
+    context: str = ""
+
+
+def clauses(text: str) -> list[Clause]:
+    """The quotable clauses of a passage, in order.
+
+    A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
+    leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
+    lead sentence (whose words count half), or a table row. Bare headings and short fragments are left out."""
+    out: list[Clause] = []
     for is_table, group in itertools.groupby(text.split("\n"), key=_is_table_line):
         lines = list(group)
         if is_table:
-            parts.extend(table_row_sentences(lines))
+            out.extend(Clause(row, row) for row in table_row_sentences(lines))
+            continue
+        for block in _blocks(lines):
+            head = block.head if _HEADING.match(block.head) else _ARTICLE_PREFIX.sub("", block.head)
+            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)])
+            # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
+            lead = next((x for x in reversed(sentences) if _LIST_LEAD.search(x)), None) if block.items else None
+            for x in sentences:
+                if x != lead:
+                    out.append(Clause(x, x))
+                    continue
+                out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
+                out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
+            if lead is None:
+                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not _HEADING.match(item))
+    return [c for c in out if len(c.text) >= 8 and not _HEADING.match(c.text)]
+
+
+# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
+_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*경우")
+
+
+def _with_provisos(sentences: list[str]) -> list[str]:
+    """``sentences`` with each proviso joined to the sentence it qualifies."""
+    out: list[str] = []
+    for s in sentences:
+        if out and _PROVISO.match(s):
+            out[-1] = f"{out[-1]} {s}"
         else:
-            parts.extend(s.strip() for s in SENTENCE_END.split("\n".join(lines)))
-    return [s for s in parts if len(s) >= 8 and not _HEADING.match(s)]
+            out.append(s)
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """The clauses of a passage as text (see :func:`clauses`), in order."""
+    return [c.text for c in clauses(text)]
 
 
 def extract(
@@ -200,88 +332,145 @@ def extract(
     evidence: Sequence[EvidenceItem],
     lexicon: Lexicon | None,
     *,
-    max_sentences: int = 5,
+    max_supporting: int = 2,
     agreement: float = 0.0,
     passages: int = 5,
-    quote_coverage: float = 0.35,
+    quote_coverage: float = 0.6,
     detail_coverage: float = 0.6,
 ) -> Extract:
-    """The sentences of ``evidence`` that best cover ``question``, how well they support it, and the figures
-    it asks for that are not stated.
+    """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
+    that bear on it, how well they support it, and the figures it asks for that no clause states.
 
-    The answer quotes the best sentence of each of up to ``max_sentences`` passages: of the best
-    ``passages`` when it covers the question at least ``quote_coverage`` times as well as the best
-    sentence does (the answer cites what retrieval found), of the others at half. A figure counts as
-    stated by a sentence of the best ``passages`` covering the question at least ``detail_coverage``
-    times as well; that sentence is quoted too."""
+    A clause's coverage counts the question's words it states (the passage's title and a 호's lead sentence count
+    half). The answering clause is the best clause of the highest-ranked of the best ``passages`` that covers the
+    question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes from another
+    provision (another citation label) among them, with the same floor, and adds a word of the question.
+    A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
+    least ``detail_coverage`` times as well; that clause is quoted too."""
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
+    # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
+    # answers: they count a tenth of a word.
+    generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
-    candidates = [(item, s) for item in evidence for s in split_sentences(item.text)]
+    candidates = [(item, c) for item in evidence for c in clauses(item.text)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
         item.n: set(terms)
         for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
     }
-    sentence_terms = [set(terms) for terms in bm25_terms_many((t for _, t in candidates), compounds=False)]
+    clause_terms = [set(terms) for terms in bm25_terms_many((c.words for _, c in candidates), compounds=False)]
+    contexts = {c.context for _, c in candidates if c.context}
+    context_terms = dict(zip(contexts, (set(t) for t in bm25_terms_many(contexts, compounds=False)), strict=True))
     translated = (
         {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
     )
     if translated:  # an English question: its Korean terms are what the passages can state
-        used = set().union(*sentence_terms, *headers.values())
+        used = set().union(*clause_terms, *headers.values())
         own, expanded = translated | (own & used), expanded - translated
-    weight = len(own) + 0.5 * len(expanded)
+    weight = len(own) + 0.5 * len(expanded) + GENERIC_WEIGHT * len(generic)
     scored: list[Sentence] = []
-    for (item, text), present in zip(candidates, sentence_terms, strict=True):
-        header_only = headers.get(item.n, set()) - present  # the article title counts half
-        hit = (
-            len(own & present) + 0.5 * len(own & header_only) + 0.5 * len(expanded & present) + 0.25 * len(expanded & header_only)
-        )
-        scored.append(Sentence(item, text, hit / weight))
+    for (item, clause), present in zip(candidates, clause_terms, strict=True):
+        half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
+        hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
+        hit += GENERIC_WEIGHT * len(generic & present)
+        scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present)))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
-    scored.sort(key=lambda s: s.coverage + rank_bonus.get(s.item.n, 0.0), reverse=True)
+    scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
-    chosen = _diverse(scored, max_sentences, best_passages, quote_coverage)
-    best = chosen[0].coverage if chosen else 0.0
-    stating = _stating(asked, scored, best_passages, detail_coverage * best)
+    best = scored[0].coverage
+    rank = {item.n: i for i, item in enumerate(evidence)}
+    ranked = by_rank(scored, rank)
+    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, first)
     missing = [d.name for d in asked if d.name not in stating]
-    for sentence in stating.values():  # the answer quotes the figure
-        if sentence not in chosen:
-            chosen.append(sentence)
+    chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
-    order = {item.n: i for i, item in enumerate(evidence)}
-    chosen.sort(key=lambda s: (order.get(s.item.n, 99), s.item.text.find(s.text)))
     return Extract(chosen, round(score, 4), missing)
 
 
-def _stating(asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float) -> dict[str, Sentence]:
-    """For each asked kind of figure, the best sentence that states one: in one of ``passages`` and
-    covering the question at least ``floor`` (a number in a sentence about something else does not
-    answer it)."""
+def _same_family(s: Sentence, first: Sentence) -> bool:
+    """Whether ``s`` is of the answering clause's document or of one delegating to or from it (법, 법 시행령)."""
+    a, b = s.item.doc.replace(" ", ""), first.item.doc.replace(" ", "")
+    return not a or not b or a.startswith(b) or b.startswith(a)
+
+
+def _stating(
+    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, first: Sentence
+) -> dict[str, Sentence]:
+    """For each asked kind of figure, the best clause that states one: a clause of the answering ``provision``, or
+    one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
+    not answer it; another 항 of the article that answers does)."""
     out: dict[str, Sentence] = {}
+    provision = first.item.label
     for detail in asked:
-        found = next((s for s in scored if s.item.n in passages and s.coverage >= floor and detail.states.search(s.text)), None)
+        found = next(
+            (
+                s
+                for s in scored
+                if (s.item.label == provision or (s.item.n in passages and s.coverage >= floor and _same_family(s, first)))
+                and states(detail, s.text)
+            ),
+            None,
+        )
         if found is not None:
             out[detail.name] = found
     return out
 
 
-def _diverse(scored: list[Sentence], k: int, best_passages: set[int], floor: float) -> list[Sentence]:
-    """The best sentence of each of up to ``k`` passages, then a second sentence of the best passage.
-
-    A sentence of one of ``best_passages`` needs ``floor`` times the best sentence's coverage, one of
-    another passage half of it; weak and duplicate sentences are left out."""
-    out: list[Sentence] = []
-    seen: set[int] = set()
+def by_rank(scored: list[Sentence], rank: dict[int, int]) -> list[Sentence]:
+    """``scored`` by the retrieval rank of their provision, then by coverage; a provision split over several
+    passages (an article's 항, a long table's rows) ranks as its best passage."""
+    label_rank: dict[str, int] = {}
     for s in scored:
-        if out and s.coverage < (floor if s.item.n in best_passages else 0.5) * out[0].coverage:
+        r = rank.get(s.item.n, len(rank))
+        label_rank[s.item.label] = min(r, label_rank.get(s.item.label, r))
+    return sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
+
+
+def _answering(ranked: list[Sentence], best: Sentence, passages: set[int], floor: float, asked: Sequence[Detail]) -> Sentence:
+    """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
+    among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
+    ``asked`` for when there is one (``ranked``: the clauses by retrieval rank; ``best``: the best-covering one,
+    when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
+    one retrieval trusts most among those that bear on the question."""
+    bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
+    first = bearing[0] if bearing else best
+    if asked:
+        first = next(
+            (s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first
+        )
+    return first
+
+
+def _choose(
+    first: Sentence, ranked: list[Sentence], stating: Iterable[Sentence], k: int, passages: set[int], floor: float
+) -> list[Sentence]:
+    """The answering clause ``first``, a clause stating an asked figure that it does not state, then supporting
+    clauses in retrieval order (``ranked``), one per other provision, up to ``k`` provisions: each from
+    ``passages``, covering at least ``floor`` and stating a word of the question that the clauses before it do not
+    (a clause that adds nothing asked about is left out)."""
+    bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
+    chosen = [first]
+    for s in stating:
+        if s not in chosen and not _overlaps(s, chosen):
+            chosen.append(s)
+    labels = {s.item.label for s in chosen}
+    said = set().union(*(s.covers for s in chosen))
+    for s in bearing:
+        if len(labels) > k:
+            break
+        if s.item.label in labels or not s.covers - said or _overlaps(s, chosen):
             continue
-        if s.item.n not in seen and len(seen) < k and not any(s.text in o.text or o.text in s.text for o in out):
-            seen.add(s.item.n)
-            out.append(s)
-    second = next(
-        (s for s in scored if out and s.item.n == out[0].item.n and s not in out and s.coverage >= 0.5 * out[0].coverage), None
-    )
-    return [*out, second] if second is not None else out
+        labels.add(s.item.label)
+        said |= s.covers
+        chosen.append(s)
+    keep = list(dict.fromkeys(s.item.label for s in chosen))[: k + 1]
+    return [s for s in chosen if s.item.label in keep]
+
+
+def _overlaps(s: Sentence, chosen: list[Sentence]) -> bool:
+    """Whether ``s`` repeats (or holds, or is held by) a clause already chosen."""
+    return any(s.text in o.text or o.text in s.text for o in chosen)

@@ -86,16 +86,39 @@ def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
     return max(items, key=lambda e: (squash(claim) in squash(e.text), len(words & set(e.text.split()))))
 
 
-def refusal_text(question: str, evidence: Sequence[EvidenceItem], missing: list[str] | None = None) -> str:
-    """ "근거 부족" with the closest passages and, when known, the figure they do not state."""
-    near = ", ".join(dict.fromkeys(e.label for e in evidence[:3]))
-    if question_language(question) == "en":
-        what = f" ({', '.join(m.split(' / ')[1] for m in missing)})" if missing else ""
-        tail = f" Closest passages: {near}." if near else ""
-        return f"{REFUSAL} (insufficient evidence): the documents do not state this{what}.{tail}"
-    what = f"({', '.join(m.split(' / ')[0] for m in missing)}) " if missing else ""
-    tail = f" 가장 가까운 조문: {near}." if near else ""
-    return f"{REFUSAL}: 등록된 문서에서 이 질문에 답하는 내용{what}을 찾지 못했습니다.{tail}"
+RefusalReason = Literal["empty", "nothing", "unstated", "weak"]
+"""Why an answer is 근거 부족: the store holds no documents; nothing found that bears on the question; related
+provisions found that do not state the figure asked for; related provisions found that do not answer it."""
+
+
+def refusal_text(
+    question: str,
+    evidence: Sequence[EvidenceItem],
+    missing: list[str] | None = None,
+    *,
+    reason: RefusalReason | None = None,
+    related: Sequence[str] = (),
+) -> str:
+    """ "근거 부족" with its reason: an empty store, nothing found, or the related provisions found (``related``
+    labels, else the closest passages) and, when known, the figure they do not state."""
+    reason = reason or ("unstated" if missing else "weak" if evidence else "nothing")
+    near = ", ".join(list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3])
+    en = question_language(question) == "en"
+    if reason == "empty":
+        if en:
+            return f"{REFUSAL} (insufficient evidence): the store is empty; ingest documents first."
+        return f"{REFUSAL}: 저장된 문서가 없습니다. 먼저 문서를 색인하세요."
+    if reason == "nothing" or not near:
+        if en:
+            return f"{REFUSAL} (insufficient evidence): nothing in the documents bears on this question."
+        return f"{REFUSAL}: 등록된 문서에서 이 질문과 관련된 내용을 찾지 못했습니다."
+    if en:
+        what = ", ".join(m.split(" / ")[1] for m in missing) if missing else ""
+        stated = f"do not state the {what} asked for" if reason == "unstated" and what else "do not answer it"
+        return f"{REFUSAL} (insufficient evidence): related provisions were found ({near}) but they {stated}."
+    what = ", ".join(m.split(" / ")[0] for m in missing) if missing else ""
+    stated = f"묻는 {what}을(를) 정하고 있지 않습니다" if reason == "unstated" and what else "이 질문에 답하지 않습니다"
+    return f"{REFUSAL}: 관련 조문({near})은 찾았지만 {stated}."
 
 
 def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
@@ -159,6 +182,7 @@ class Request:
     extracted: Extract | None = None
     deadline: float | None = None  # time.monotonic() after which no model call starts
     llm_failure: str = ""  # the chat model already failed in this question: do not call it again
+    store_empty: bool = False  # the store holds no documents (a refusal says so)
 
 
 def compose_answer(
@@ -175,10 +199,10 @@ def compose_answer(
     evidence at all: 근거 부족 without asking the model. Without a model, or when it fails: the extractive
     answer (or 근거 부족 when the evidence does not support one).
     """
-    if llm is not None and not evidence:
-        text = refusal_text(question, evidence)
+    if not evidence:
+        text = refusal_text(question, evidence, reason="empty" if request.store_empty else "nothing")
         yield from word_tokens(text)
-        return Composed(text, [], True, "llm", note="no passages")
+        return Composed(text, [], True, "llm" if llm is not None else "extractive", note="no passages")
     failure = request.llm_failure
     if llm is not None and not failure and request.deadline is not None and time.monotonic() >= request.deadline:
         failure = "the answer deadline passed"
@@ -225,7 +249,8 @@ def _extractive(
     """The extractive answer: the evidence's answering sentences quoted with citations, or 근거 부족."""
     ex = extracted or extract_evidence(question, evidence, lexicon, settings)
     if not ex.answers(settings.min_evidence_score):
-        text = refusal_text(question, evidence, ex.missing)
+        reason: RefusalReason = "nothing" if not ex.covered else "unstated" if ex.missing else "weak"
+        text = refusal_text(question, evidence, ex.missing, reason=reason, related=ex.related())
         yield from word_tokens(text)
         return Composed(text, [], True, "extractive", note=f"evidence score {ex.score:.2f}")
     lead = "Relevant provisions (quoted from the documents):" if question_language(question) == "en" else "문서에 따르면:"

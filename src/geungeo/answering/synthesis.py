@@ -117,7 +117,7 @@ def synthesize(answer: Answer, data_dir: Path) -> StructuredAnswer:
             )
             for item in cited
         ],
-        page_images=[img for item in cited if (img := _page_image(item, data_dir)) is not None],
+        page_images=list({img.path: img for item in cited if (img := _page_image(item, data_dir)) is not None}.values()),
         entity_references=[ent for item in cited if (ent := _entity(item)) is not None],
         warnings=(_ocr_warnings(cited) + warnings)[:MAX_WARNINGS],
         confidence=_confidence(answer),
