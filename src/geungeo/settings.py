@@ -21,9 +21,7 @@ LLMProvider = Literal["none", "openai", "local", "fake"]
 class Settings(BaseSettings):
     """Effective configuration of geungeo."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="GEUNGEO_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="GEUNGEO_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # --- storage -----------------------------------------------------------
     data_dir: Path = Field(Path("data"), description="Where indexes, caches and the store live.")
@@ -119,30 +117,6 @@ class Settings(BaseSettings):
     max_iterations: int = Field(3, ge=1, le=10, description="Most retrieval rounds of the sufficiency loop.")
     min_evidence_score: float = Field(
         0.2, ge=0.0, le=1.0, description="Extractive mode answers '근거 부족' when the evidence score is below this."
-    )
-    answer_passages: int = Field(
-        5,
-        ge=1,
-        le=10,
-        description="Extractive answers draw on this many best passages: a clause of another provision among them "
-        "supports the answering clause when it covers the question at least GEUNGEO_QUOTE_COVERAGE times as well "
-        "(two at most), and a figure the "
-        "question asks for (몇 세, 얼마, 며칠, 몇 % …) must be stated in one of them, else 근거 부족 "
-        "(see benchmarks/reports/answers.md).",
-    )
-    quote_coverage: float = Field(
-        0.6,
-        ge=0.0,
-        le=1.0,
-        description="Share of the answering clause's coverage of the question that a clause of another provision among "
-        "the best passages needs to be quoted in support of it.",
-    )
-    detail_coverage: float = Field(
-        0.6,
-        ge=0.0,
-        le=1.0,
-        description="Share of the best sentence's coverage that a sentence stating the asked figure needs to count "
-        "(higher refuses more near misses and more answerable questions).",
     )
     enable_web_search: bool = Field(False, description="Ask the web-search provider when evidence stays insufficient.")
     web_search_url: str = Field("", description="Tavily-compatible search endpoint (POST {query, max_results}).")

@@ -327,6 +327,18 @@ def split_sentences(text: str) -> list[str]:
     return [c.text for c in clauses(text)]
 
 
+# The extractive answer's thresholds (measured in benchmarks/reports/answers.md, not user settings):
+ANSWER_PASSAGES = 5
+"""The answer draws on this many best passages: its supporting clauses come from them, and a figure the question asks
+for (몇 세, 얼마, 며칠, 몇 % …) must be stated in one of them, else 근거 부족."""
+QUOTE_COVERAGE = 0.6
+"""Share of the answering clause's coverage of the question that a clause of another provision needs to be quoted in
+support of it."""
+DETAIL_COVERAGE = 0.6
+"""Share of the best clause's coverage that a clause stating the asked figure needs to count (higher refuses more near
+misses and more answerable questions)."""
+
+
 def extract(
     question: str,
     evidence: Sequence[EvidenceItem],
@@ -334,9 +346,9 @@ def extract(
     *,
     max_supporting: int = 2,
     agreement: float = 0.0,
-    passages: int = 5,
-    quote_coverage: float = 0.6,
-    detail_coverage: float = 0.6,
+    passages: int = ANSWER_PASSAGES,
+    quote_coverage: float = QUOTE_COVERAGE,
+    detail_coverage: float = DETAIL_COVERAGE,
 ) -> Extract:
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
@@ -439,9 +451,7 @@ def _answering(ranked: list[Sentence], best: Sentence, passages: set[int], floor
     bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     first = bearing[0] if bearing else best
     if asked:
-        first = next(
-            (s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first
-        )
+        first = next((s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first)
     return first
 
 

@@ -138,9 +138,6 @@ def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexi
         items,
         lexicon,
         agreement=agreement(items, settings),
-        passages=settings.answer_passages,
-        quote_coverage=settings.quote_coverage,
-        detail_coverage=settings.detail_coverage,
     )
 
 
