@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from geungeo.answering.models import Answer
 from geungeo.engine import build_engine
 from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
@@ -61,14 +62,19 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "data"
 
 
-def test_expand_adds_the_cited_article_as_reference_evidence(data_dir: Path) -> None:
-    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=1,
+def _ask(data_dir: Path, question: str, *, top_k: int) -> Answer:
+    """The extractive answer with ``top_k`` hits a query, one passage kept by rerank and no neighbours."""
+    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=top_k,
                         rerank_top_k=1)
     runner = QueryRunner(build_engine(settings))
     try:
-        answer = runner.run("지연이자 이율은 연 100분의 몇인가요?")
+        return runner.run(question)
     finally:
         runner.close()
+
+
+def test_expand_adds_the_cited_article_as_reference_evidence(data_dir: Path) -> None:
+    answer = _ask(data_dir, "지연이자 이율은 연 100분의 몇인가요?", top_k=1)
     origins = {(e.label, e.origin) for e in answer.evidence}
     assert ("이자보장법 시행령 제2조", "retrieval") in origins  # the passage retrieval found
     assert ("이자보장법 제3조", "reference") in origins  # the article it cites: "법 제3조"
@@ -78,25 +84,13 @@ def test_expand_adds_the_cited_article_as_reference_evidence(data_dir: Path) -> 
 
 
 def test_expand_adds_the_decree_article_implementing_a_retrieved_statute_article(data_dir: Path) -> None:
-    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=1,
-                        rerank_top_k=1)
-    runner = QueryRunner(build_engine(settings))
-    try:
-        answer = runner.run("퇴직한 근로자의 임금을 14일 이내에 지급하지 아니하면?")
-    finally:
-        runner.close()
+    answer = _ask(data_dir, "퇴직한 근로자의 임금을 14일 이내에 지급하지 아니하면?", top_k=1)
     origins = [(e.label, e.origin) for e in answer.evidence]
     assert origins == [("이자보장법 제3조", "retrieval"), ("이자보장법 시행령 제2조", "reference")]
 
 
 def test_rerank_keeps_a_cited_article_that_retrieval_ranked_below_the_chosen_ones(data_dir: Path) -> None:
-    settings = Settings(data_dir=data_dir, embed_provider="fake", cache_enabled=False, neighbour_window=0, top_k=6,
-                        rerank_top_k=1)
-    runner = QueryRunner(build_engine(settings))
-    try:
-        answer = runner.run("지연이자 이율은 연 100분의 몇인가요?")
-    finally:
-        runner.close()
+    answer = _ask(data_dir, "지연이자 이율은 연 100분의 몇인가요?", top_k=6)
     origins = [(e.label, e.origin) for e in answer.evidence]
     assert origins == [("이자보장법 시행령 제2조", "retrieval"), ("이자보장법 제3조", "reference")]
 

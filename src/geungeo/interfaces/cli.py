@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -17,7 +17,15 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from geungeo.errors import GeungeoError
@@ -70,6 +78,22 @@ DataDir = Annotated[
 ]
 
 
+@contextmanager
+def _progress_bars(label: Callable[[str], str]) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback ``(stage, done, total)`` drawing one bar with an ETA per stage (on a terminal only)."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(label(stage), total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield progress
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest (recursively).")],
@@ -91,16 +115,7 @@ def ingest(
 
             drop_index(_settings(data_dir))
         services = _services(data_dir)
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn())
-        with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
-            tasks: dict[str, Any] = {}
-
-            def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task("files" if stage == "files" else "embedding chunks", total=total)
-                bar.update(tasks[stage], completed=done, total=total)
-
+        with _progress_bars(lambda stage: "files" if stage == "files" else "embedding chunks") as progress:
             report = services.documents.ingest(paths, progress=progress)
         if not report.files:
             services.close()
@@ -181,16 +196,7 @@ def train_ranker(
     with _user_errors():
         services = _services(data_dir)
         try:
-            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                       TextColumn("ETA"), TimeRemainingColumn())
-            with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
-                tasks: dict[str, Any] = {}
-
-                def progress(stage: str, done: int, total: int) -> None:
-                    if stage not in tasks:
-                        tasks[stage] = bar.add_task("searching generated queries", total=total)
-                    bar.update(tasks[stage], completed=done, total=total)
-
+            with _progress_bars(lambda stage: "searching generated queries") as progress:
                 target, report = services.ranker.train(path, limit=queries, seed=seed, progress=progress)
         finally:
             services.close()
