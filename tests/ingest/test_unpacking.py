@@ -37,8 +37,10 @@ def docx_bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _bomb(tmp_path_factory.mktemp("bombs") / "bomb.docx", "word/document.xml")
 
 
+# The peak is VmHWM, this process's own high-water mark: ru_maxrss is kept across exec on Linux, so it would report
+# the forking test process's size (gigabytes once the embedder tests have run), not the loader's.
 _MEASURE = """
-import json, resource, sys
+import json, re, sys
 from pathlib import Path
 from geungeo.errors import LoaderError
 from geungeo.ingest.base import load_file
@@ -47,7 +49,8 @@ try:
     error = None
 except LoaderError as exc:
     error = exc.reason
-print(json.dumps({"error": error, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+peak_kb = int(re.search(r"VmHWM:\\s*(\\d+)", Path("/proc/self/status").read_text()).group(1))
+print(json.dumps({"error": error, "peak_mb": peak_kb / 1024}))
 """
 
 
