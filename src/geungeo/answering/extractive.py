@@ -17,6 +17,14 @@ from typing import Any
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
+from geungeo.text.structure import (
+    AMENDMENT,
+    ARTICLE_PREFIX,
+    BARE_HEADING,
+    LIST_ITEM,
+    LIST_LEAD,
+    RUN_IN_PARAGRAPH,
+)
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
 
@@ -175,24 +183,6 @@ class Extract:
         return "\n".join(parts)
 
 
-# Bare headings and titles: 부칙 lines, 편/장/절/관 headings, an article's number and title on its own line
-# ("제3조(출산휴가)"), bracketed titles and table or figure captions.
-_HEADING = re.compile(
-    r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
-)
-_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
-# A 항 run into the line before it ("…말한다. ② …"): it starts a clause of its own.
-_RUN_IN_PARAGRAPH = re.compile(rf"(?<=[.다>)\]])\s*(?=[{_CIRCLED}])")
-# 호 ("1.", "2의2."), 목 ("가.") and numbered items ("1)", "가)").
-_LIST_ITEM = re.compile(r"^(\d+(의\d+)?\.|[가-하]\.|\d+\)|[가-하]\))\s*\S")
-# A sentence that leads a list: "다음 각 호의 어느 하나에 해당하는 …", "다음과 같다", or one ending in a colon.
-_LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사항|경우)|다음과\s*같|아래와\s*같|[:：]\s*$")
-_ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
-# Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
-_AMENDMENT = re.compile(
-    r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
-    r"|\s*\((개정|신설|전문개정|본조신설|제목개정|타법개정)[\d.,\s]*\)"
-)
 _SENTENCE_CLOSE = set("다요음함됨임")
 _OPEN, _CLOSE = "(「『[", ")」』]"
 MAX_LIST_ITEMS = 20
@@ -258,11 +248,11 @@ class _Block:
 def _blocks(lines: list[str]) -> list[_Block]:
     blocks: list[_Block] = []
     for raw in lines:
-        for line in _RUN_IN_PARAGRAPH.split(raw):
-            line = _AMENDMENT.sub("", line).strip()
+        for line in RUN_IN_PARAGRAPH.split(raw):
+            line = AMENDMENT.sub("", line).strip()
             if not line:
                 continue
-            if blocks and _LIST_ITEM.match(line):
+            if blocks and LIST_ITEM.match(line):
                 blocks[-1].items.append(line)
             else:
                 blocks.append(_Block(line, []))
@@ -292,10 +282,10 @@ def clauses(text: str) -> list[Clause]:
             out.extend(Clause(row, row) for row in table_row_sentences(lines))
             continue
         for block in _blocks(lines):
-            head = block.head if _HEADING.match(block.head) else _ARTICLE_PREFIX.sub("", block.head)
-            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not _HEADING.match(s)])
+            head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
+            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not BARE_HEADING.match(s)])
             # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
-            lead = next((x for x in reversed(sentences) if _LIST_LEAD.search(x)), None) if block.items else None
+            lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
             for x in sentences:
                 if x != lead:
                     out.append(Clause(x, x))
@@ -303,8 +293,8 @@ def clauses(text: str) -> list[Clause]:
                 out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
                 out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
             if lead is None:
-                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not _HEADING.match(item))
-    return [c for c in out if len(c.text) >= 8 and not _HEADING.match(c.text)]
+                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
+    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text)]
 
 
 # A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).

@@ -108,3 +108,23 @@ def article_key(label: str) -> tuple[int, int]:
     """Sort key of a canonical label: ``제43조의2`` → (43, 2); (0, 0) for anything else."""
     m = ARTICLE_LABEL.fullmatch(label)
     return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
+
+
+# The clauses of a provision as the extractive answer quotes them (answering/extractive.py).
+# Bare headings and titles: 부칙 lines, 편/장/절/관 headings, an article's number and title on its own line
+# ("제3조(출산휴가)"), bracketed titles and table or figure captions.
+BARE_HEADING = re.compile(
+    r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
+)
+# A 항 run into the line before it ("…말한다. ② …"): it starts a clause of its own.
+RUN_IN_PARAGRAPH = re.compile(rf"(?<=[.다>)\]])\s*(?=[{CIRCLED}])")
+# 호 ("1.", "2의2."), 목 ("가.") and numbered items ("1)", "가)").
+LIST_ITEM = re.compile(r"^(\d+(의\d+)?\.|[가-하]\.|\d+\)|[가-하]\))\s*\S")
+# A sentence that leads a list: "다음 각 호의 어느 하나에 해당하는 …", "다음과 같다", or one ending in a colon.
+LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사항|경우)|다음과\s*같|아래와\s*같|[:：]\s*$")
+ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
+# Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
+AMENDMENT = re.compile(
+    r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
+    r"|\s*\((개정|신설|전문개정|본조신설|제목개정|타법개정)[\d.,\s]*\)"
+)
