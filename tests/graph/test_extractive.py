@@ -85,6 +85,16 @@ def test_a_citation_shared_by_two_passages_points_at_the_one_it_quotes() -> None
     assert [c.chunk_id for c in citations] == ["c2"] and removed == 1 and "[없는 문서]" not in text
 
 
+def test_brackets_quoted_from_the_evidence_are_kept_as_words_not_taken_for_citations() -> None:
+    from geungeo.graph.nodes.generation import validate_citations
+
+    leave = _item(1, "법 제22조의2", "2. 가족돌봄휴가 기간은 연간 최장 10일[제3호에 따라 연장되는 경우 20일]로 한다.")
+    answer = "- 가족돌봄휴가 기간은 연간 최장 10일[제3호에 따라 연장되는 경우 20일]로 한다. [법 제22조의2] [법 제99조]"
+    text, citations, removed = validate_citations(answer, [leave])
+    assert "10일[제3호에 따라 연장되는 경우 20일]로 한다." in text
+    assert [c.chunk_id for c in citations] == ["c1"] and removed == 1 and "[법 제99조]" not in text
+
+
 def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> None:
     nursing = [_item(1, "법 제75조", "생후 1년 미만의 유아를 가진 근로자가 청구하면 1일 2회 각각 30분 이상의 수유 시간을 준다.")]
     assert missing_details("아기한테 젖 먹이는 직원은 근무 중에 수유 시간을 받을 수 있나요?", nursing) == []  # 아기한테 ≠ 기한
@@ -101,6 +111,15 @@ def test_figures_written_the_way_the_documents_write_them() -> None:
     assert missing_details("시내 출장 여비는 얼마 받나요?", trip) == []
     relief = [_item(1, "법 제82조", "② 구제의 신청은 부당노동행위가 있은 날부터 3월 이내에 이를 행하여야 한다.")]
     assert missing_details("부당노동행위 구제신청은 기한이 있나요?", relief) == []
+    closing = [_item(1, "규정 제4조", "③ 신청은 매 학기 말일까지 한다.")]
+    assert missing_details("신청 마감 기한이 언제예요?", closing) == []
+
+
+def test_a_range_of_provisions_is_not_a_deadline() -> None:
+    # "제3항부터 제5항까지" names provisions; it does not say until when
+    text = "⑦ 제1항 및 제3항부터 제5항까지에 따른 교섭대표노동조합의 결정에 이의가 있으면 신청할 수 있다."
+    ranged = [_item(1, "법 제29조의2", text)]
+    assert missing_details("교섭대표노동조합 결정에 이의 신청 기한이 있나요?", ranged) == ["기한 / deadline"]
 
 
 def test_a_figure_about_something_else_does_not_answer_and_a_lower_passage_may() -> None:

@@ -51,7 +51,9 @@ def _items(tmp_path: Path) -> list[EvidenceItem]:
 
 def test_key_points_strip_citations_bullets_and_lead() -> None:
     text = "문서에 따르면:\n- 기업의 60%가 시범 운영 중이다. [brief.pdf p.4]\n- 과정: 박사, 학위: 철학박사 [학칙 별표 2]"
-    assert key_points(text) == ["기업의 60%가 시범 운영 중이다.", "과정: 박사, 학위: 철학박사"]
+    assert key_points(text, ["brief.pdf p.4", "학칙 별표 2"]) == ["기업의 60%가 시범 운영 중이다.", "과정: 박사, 학위: 철학박사"]
+    quoted = "- 휴가는 연간 최장 10일[제3호에 따라 연장되는 경우 20일]로 한다. [법 제22조의2]"
+    assert key_points(quoted, ["법 제22조의2"]) == ["휴가는 연간 최장 10일[제3호에 따라 연장되는 경우 20일]로 한다."]
 
 
 def test_synthesis_of_a_cited_answer(tmp_path: Path) -> None:

@@ -98,7 +98,9 @@ DETAILS: tuple[Detail, ...] = (
     _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|까지",
+        # "까지" after a date or a time word ("말일까지", "31일까지", "그 때까지"); not a range of provisions
+        # ("제3항부터 제5항까지": the provisions are cut out before matching, the bare "까지" is left).
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지",
         nouns="기한 마감 마감일",
     ),
 )

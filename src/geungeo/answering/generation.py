@@ -57,11 +57,13 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
     """Keep citations that name an evidence item; remove the rest and count them.
 
     Where several passages share a label (two chunks of one page or one section), a citation points at
-    the one that holds the words just before it.
+    the one that holds the words just before it. Brackets quoted from the evidence ("연간 최장 10일[제3호에 따라
+    연장되는 경우 20일]") are its words, not citations, and stay as they are.
     """
     by_label: dict[str, list[EvidenceItem]] = {}
     for e in evidence:
         by_label.setdefault(squash(e.label), []).append(e)
+    quoted = "\n".join(squash(e.text) for e in evidence)
     cited: dict[str, Citation] = {}
     removed = 0
 
@@ -69,6 +71,8 @@ def validate_citations(answer: str, evidence: list[EvidenceItem]) -> tuple[str, 
         nonlocal removed
         items = by_label.get(squash(m.group(1)))
         if not items:
+            if squash(m.group(0)) in quoted:
+                return m.group(0)
             removed += 1
             return ""
         item = items[0] if len(items) == 1 else _quoted(answer[: m.start()], items)

@@ -8,6 +8,7 @@ graph, the agent and cached answers all get the same synthesis.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from geungeo.answering.extractive import SENTENCE_END, split_sentences
@@ -26,15 +27,21 @@ _LEAD = re.compile(r"[:：]\s*$")
 CAUTION = re.compile(r"주의|경고|유의|caution|warning", re.IGNORECASE)
 
 
-def key_points(text: str) -> list[str]:
-    """The answer's own statements, citations and list marks stripped (lead-in lines left out)."""
+def key_points(text: str, labels: Iterable[str]) -> list[str]:
+    """The answer's own statements, its citations (of ``labels``) and list marks stripped (lead-in lines left out);
+    brackets quoted from the documents stay."""
+    cited = {squash(label) for label in labels}
+
+    def uncite(m: re.Match[str]) -> str:
+        return "" if squash(m.group(1)) in cited else m.group(0)
+
     points: list[str] = []
     for line in text.split("\n"):
         line = _BULLET.sub("", line).strip()
         if not line or _LEAD.search(line):
             continue
         for sentence in SENTENCE_END.split(line):
-            point = _CITATION.sub("", sentence).strip()
+            point = _CITATION.sub(uncite, sentence).strip()
             if len(point) >= 6 and point not in points:
                 points.append(point)
     return points[:MAX_KEY_POINTS]
@@ -104,7 +111,7 @@ def synthesize(answer: Answer, data_dir: Path) -> StructuredAnswer:
             if CAUTION.search(sentence) and sentence not in warnings:
                 warnings.append(sentence)
     return StructuredAnswer(
-        key_points=key_points(answer.answer),
+        key_points=key_points(answer.answer, labels),
         references=[
             Reference(
                 label=item.label,
