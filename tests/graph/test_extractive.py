@@ -282,3 +282,26 @@ def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
     assert not ex.missing and any("7일 이내" in s.text for s in ex.sentences)
     vote = [_item(1, "법 제41조", "쟁의행위는 조합원의 직접ㆍ비밀ㆍ무기명투표에 의한 조합원 과반수의 찬성으로 결정한다.")]
     assert missing_details("파업하려면 찬성이 얼마나 나와야 하나요?", vote) == []  # a share written in words
+
+
+def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_them() -> None:
+    from geungeo.answering.extractive import asks_cases
+
+    pay = _item(
+        1,
+        "정관 제47조",
+        "① 휴직된 교원에 대하여는 다음 각 호의 구분에 따라 봉급의 일부를 지급한다. 다만, 공무상 질병으로 휴직한 경우에는 "
+        "전액을 지급한다.\n1. 휴직 기간이 1년 이하인 경우: 봉급의 70퍼센트",
+    )
+    grounds = _item(
+        2,
+        "법 제59조",
+        "① 교원이 다음 각 호의 어느 하나에 해당하는 사유로 휴직을 원하면 임용권자는 휴직을 명할 수 있다.\n"
+        "1. 신체ㆍ정신상의 장애로 장기요양이 필요한 경우\n2. 병역의 복무를 위하여 징집된 경우",
+    )
+    answer = extract("교원이 휴직할 수 있는 경우는?", [pay, grounds], None)
+    assert answer.sentences[0].item.label == "법 제59조" and "징집된 경우" in answer.sentences[0].text
+    # 경우 that sets the scene asks for what follows it, not for a list of cases
+    assert asks_cases("어떤 경우에 휴직할 수 있나요?") and asks_cases("약관 심사청구 자격")
+    assert not asks_cases("휴직한 경우 봉급은 얼마나 받나요?")
+    assert extract("휴직한 경우 봉급은 얼마나 받나요?", [pay, grounds], None).sentences[0].item.label == "정관 제47조"

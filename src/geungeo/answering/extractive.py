@@ -21,6 +21,7 @@ from geungeo.text.structure import (
     AMENDMENT,
     ARTICLE_PREFIX,
     BARE_HEADING,
+    CONDITION_LIST,
     LIST_ITEM,
     LIST_LEAD,
     RUN_IN_PARAGRAPH,
@@ -116,6 +117,18 @@ _NOT_A_FIGURE = re.compile(
 def states(detail: Detail, text: str) -> bool:
     """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count)."""
     return bool(detail.states.search(_NOT_A_FIGURE.sub(" ", text)))
+
+
+# A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",
+# "심사청구 자격", "허용 조건이 뭐예요?" (not "퇴사하는 경우 퇴직금은 …", where 경우 sets the scene).
+_ASKS_CASES = re.compile(
+    r"(어떤|무슨|어느)\s*(경우|사유|때|요건|조건)|(경우|사유|요건|조건|자격)\s*(는|은|가|이|를|을|에는)?\s*(무엇|뭐|어떻게|어떤|있|되|\?|$)"
+)
+
+
+def asks_cases(question: str) -> bool:
+    """Whether ``question`` asks for the cases, grounds or conditions of something (a list of them answers it)."""
+    return bool(_ASKS_CASES.search(question.strip()))
 
 
 def asked_details(question: str) -> list[Detail]:
@@ -387,7 +400,7 @@ def extract(
     best = scored[0].coverage
     rank = {item.n: i for i, item in enumerate(evidence)}
     ranked = by_rank(scored, rank)
-    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked)
+    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question))
     stating = _stating(asked, scored, best_passages, detail_coverage * best, first)
     missing = [d.name for d in asked if d.name not in stating]
     chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
@@ -434,14 +447,23 @@ def by_rank(scored: list[Sentence], rank: dict[int, int]) -> list[Sentence]:
     return sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
 
 
-def _answering(ranked: list[Sentence], best: Sentence, passages: set[int], floor: float, asked: Sequence[Detail]) -> Sentence:
+def _answering(
+    ranked: list[Sentence],
+    best: Sentence,
+    passages: set[int],
+    floor: float,
+    asked: Sequence[Detail],
+    cases: bool = False,
+) -> Sentence:
     """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
     among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
     ``asked`` for when there is one (``ranked``: the clauses by retrieval rank; ``best``: the best-covering one,
     when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
-    one retrieval trusts most among those that bear on the question."""
+    one retrieval trusts most among those that bear on the question. A question asking for the ``cases`` (and no
+    figure) is answered by the highest-ranked bearing clause that lists conditions, when one does."""
     bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
-    first = bearing[0] if bearing else best
+    listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
+    first = listing[0] if listing else bearing[0] if bearing else best
     if asked:
         first = next((s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first)
     return first

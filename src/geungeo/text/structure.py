@@ -122,6 +122,11 @@ RUN_IN_PARAGRAPH = re.compile(rf"(?<=[.다>)\]])\s*(?=[{CIRCLED}])")
 LIST_ITEM = re.compile(r"^(\d+(의\d+)?\.|[가-하]\.|\d+\)|[가-하]\))\s*\S")
 # A sentence that leads a list: "다음 각 호의 어느 하나에 해당하는 …", "다음과 같다", or one ending in a colon.
 LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사항|경우)|다음과\s*같|아래와\s*같|[:：]\s*$")
+# A lead that lists conditions, cases or persons ("다음 각 호의 어느 하나에 해당하는 사유로", "다음 각 호의 자는"),
+# unlike one that lists amounts or a schedule ("다음 각 호의 구분에 따라 … 지급한다").
+CONDITION_LIST = re.compile(
+    r"다음\s*각\s*(호|목)의?\s*(어느\s*하나|1|하나)에\s*해당|다음\s*각\s*(호|목)의\s*(자|사람|경우|사유)|다음의\s*(각\s*)?경우"
+)
 ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
 # Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
 AMENDMENT = re.compile(
