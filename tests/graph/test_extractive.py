@@ -305,3 +305,21 @@ def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_th
     assert asks_cases("어떤 경우에 휴직할 수 있나요?") and asks_cases("약관 심사청구 자격")
     assert not asks_cases("휴직한 경우 봉급은 얼마나 받나요?")
     assert extract("휴직한 경우 봉급은 얼마나 받나요?", [pay, grounds], None).sentences[0].item.label == "정관 제47조"
+
+
+def test_a_delegated_figure_is_not_answered_by_a_figure_another_article_states_about_something_else() -> None:
+    question = "국회의원 선거에 출마할 수 있는 최소 나이는 몇 살인가요?"
+    delegating = _item(1, "헌법 제41조", "③ 국회의원의 선거구와 비례대표제 기타 선거에 관한 사항은 법률로 정한다.")
+    text = "④ 대통령으로 선거될 수 있는 자는 국회의원의 피선거권이 있고 선거일 현재 40세에 달하여야 한다."
+    president = _item(2, "헌법 제67조", text)
+    assert extract(question, [delegating, president], None).missing == ["나이 / age"]
+    # the instrument it delegates to does answer: a 시행령 stating the figure
+    law = EvidenceItem(
+        n=1, chunk_id="c1", doc_id="a", label="법 제2조", doc="상가법", header="법 제2조",
+        text="① 이 법은 대통령령으로 정하는 보증금액을 초과하는 임대차에 대하여는 적용하지 아니한다.",
+    )  # fmt: skip
+    decree = EvidenceItem(
+        n=2, chunk_id="c2", doc_id="b", label="시행령 제2조", doc="상가법 시행령", header="시행령 제2조",
+        text="① 법 제2조제1항 단서에서 대통령령으로 정하는 보증금액이란 서울특별시는 9억원을 말한다.",
+    )  # fmt: skip
+    assert extract("상가법이 적용되는 보증금액은 얼마 이하인가요?", [law, decree], None).missing == []

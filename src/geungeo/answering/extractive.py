@@ -22,6 +22,7 @@ from geungeo.text.structure import (
     ARTICLE_PREFIX,
     BARE_HEADING,
     CONDITION_LIST,
+    DELEGATION,
     LIST_ITEM,
     LIST_LEAD,
     RUN_IN_PARAGRAPH,
@@ -423,11 +424,22 @@ def _stating(
     out: dict[str, Sentence] = {}
     provision = first.item.label
     for detail in asked:
+        # An answering clause that leaves the figure to another instrument ("대통령령으로 정한다") is answered by that
+        # instrument (the 시행령), not by a figure another article of its own document states about something else.
+        delegated = DELEGATION.search(first.text) is not None and not states(detail, first.text)
         found = next(
             (
                 s
                 for s in scored
-                if (s.item.label == provision or (s.item.n in passages and s.coverage >= floor and _same_family(s, first)))
+                if (
+                    s.item.label == provision
+                    or (
+                        s.item.n in passages
+                        and s.coverage >= floor
+                        and _same_family(s, first)
+                        and not (delegated and s.item.doc == first.item.doc)
+                    )
+                )
                 and states(detail, s.text)
             ),
             None,

@@ -127,6 +127,11 @@ LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사�
 CONDITION_LIST = re.compile(
     r"다음\s*각\s*(호|목)의?\s*(어느\s*하나|1|하나)에\s*해당|다음\s*각\s*(호|목)의\s*(자|사람|경우|사유)|다음의\s*(각\s*)?경우"
 )
+# A provision that leaves the matter to another instrument: "대통령령으로 정한다", "고용노동부령으로 정하는 기준",
+# "법률로 정한다", "따로 정한다", "학칙으로 정하는".
+DELEGATION = re.compile(
+    r"(령|법률|규칙|조례|고시|규정|세칙|정관|학칙|위원회)\s*(으로|로|에서)\s*정(한다|하는|할|하여|한)|(따로|별도로)\s*정(한다|하는|할|하여|한)"
+)
 ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
 # Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
 AMENDMENT = re.compile(
