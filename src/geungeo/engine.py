@@ -14,9 +14,8 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from geungeo.chunking.llm_context import ChunkSummarizer
-from geungeo.embeddings import get_embedder
+from geungeo.embeddings import get_cached_embedder
 from geungeo.embeddings.base import Embedder
-from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import ConfigError
 from geungeo.filters import Filter
 from geungeo.ingest.pipeline import Ingestor, IngestReport, Progress, WriteGuard
@@ -46,14 +45,18 @@ class Engine:
         progress: Progress | None = None,
         llm: BaseChatModel | None = None,
         write_guard: WriteGuard | None = None,
+        isolated: bool = False,
     ) -> IngestReport:
         """Ingest files and directories (incremental: unchanged documents are skipped).
 
         With ``chunk_context_llm`` the chat model (``llm``, else the configured one) writes each new chunk's
-        context sentence. ``write_guard`` is held around each store write (a service's writer lock).
+        context sentence. ``write_guard`` is held around each store write (a service's writer lock). ``isolated``:
+        parse and embed in an ingestion process of lower priority, this process only writing (a server's uploads).
         """
         summarizer = self._summarizer(llm)
-        ingestor = Ingestor(self.store, self.embedder, self.settings, summarizer=summarizer, write_guard=write_guard)
+        ingestor = Ingestor(
+            self.store, self.embedder, self.settings, summarizer=summarizer, write_guard=write_guard, isolated=isolated
+        )
         try:
             return ingestor.run(paths, progress=progress)
         finally:
@@ -103,6 +106,6 @@ def build_engine(settings: Settings | None = None) -> Engine:
     """Build the engine the settings describe (creates the data directory if needed)."""
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    embedder: Embedder = CachedEmbedder(get_embedder(settings), settings.data_dir / "cache" / "embeddings.sqlite")
+    embedder: Embedder = get_cached_embedder(settings)
     store = open_store(settings, IndexSignature(embedder.name, embedder.dim, index_terms_id(settings)))
     return Engine(settings, store, embedder, HybridRetriever(store, embedder, settings))

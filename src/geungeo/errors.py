@@ -23,6 +23,10 @@ class LoaderError(GeungeoError):
         self.reason = reason
 
 
+class IngestionError(GeungeoError):
+    """An ingestion stopped before it finished (its process died); what it wrote stays, the rest is redone."""
+
+
 class StoreError(GeungeoError):
     """The chunk store is unreachable, inconsistent or was built with different settings."""
 

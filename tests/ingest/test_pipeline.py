@@ -262,3 +262,65 @@ def test_a_kill_during_parsing_keeps_every_document_parsed_before_it(tmp_path: P
     report = engine.ingest([docs / f"{n}.md" for n in ("가족돌봄법", "난임치료법", "배우자출산법")])
     assert report.written_chunks == 0 and all(not f.parsed for f in report.files)
     engine.close()
+
+
+def _laws(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for name, topic in (("가족돌봄법", "가족돌봄"), ("난임치료법", "난임치료"), ("배우자출산법", "배우자출산")):
+        _write(docs, name, topic)
+    return docs
+
+
+def test_an_isolated_ingest_parses_and_embeds_in_its_own_process_and_writes_the_same(tmp_path: Path) -> None:
+    import multiprocessing
+
+    import numpy as np
+
+    docs = _laws(tmp_path)
+    threaded = build_engine(Settings(data_dir=tmp_path / "threaded", embed_provider="fake"))
+    expected = threaded.ingest([docs])
+    isolated = build_engine(Settings(data_dir=tmp_path / "isolated", embed_provider="fake"))
+    seen: list[tuple[str, int, int, list[str]]] = []
+
+    def progress(stage: str, done: int, total: int) -> None:  # read from the process's messages
+        seen.append((stage, done, total, [p.name for p in multiprocessing.active_children()]))
+
+    report = isolated.ingest([docs], progress=progress, isolated=True)
+    assert (report.documents, report.chunks, report.written_chunks) == (3, 9, 9) and not report.failed
+    assert report.embedded_chunks == expected.embedded_chunks == 9 and report.parse_seconds > 0
+    assert {"files", "embed"} <= {s for s, *_ in seen} and all("geungeo-ingest" in alive for *_, alive in seen)
+    assert not [p for p in multiprocessing.active_children() if p.name == "geungeo-ingest"]  # and it is gone
+    ids = sorted(c.id for d in threaded.store.documents() for c in threaded.store.chunks_of(d.doc_id))
+    assert ids == sorted(c.id for d in isolated.store.documents() for c in isolated.store.chunks_of(d.doc_id))
+    hits = [engine.search("난임치료 휴가는 며칠", k=3) for engine in (threaded, isolated)]
+    assert [h.chunk.id for h in hits[0]] == [h.chunk.id for h in hits[1]]
+    assert np.allclose([h.score for h in hits[0]], [h.score for h in hits[1]])
+    again = isolated.ingest([docs], isolated=True)  # unchanged: nothing parsed, nothing started
+    assert again.written_chunks == 0 and all(not f.parsed for f in again.files)
+    threaded.close()
+    isolated.close()
+
+
+def test_a_dead_ingestion_process_is_a_clear_error_and_what_it_sent_stays_written(tmp_path: Path) -> None:
+    import multiprocessing
+
+    from geungeo.errors import IngestionError
+
+    docs = _laws(tmp_path)
+    engine = build_engine(_settings(tmp_path))
+
+    def kill_after_the_first_document(stage: str, done: int, total: int) -> None:
+        if stage == "files" and done == 2:  # the second file parsed: the first one's vectors are on their way
+            for child in multiprocessing.active_children():
+                if child.name == "geungeo-ingest" and child.pid:
+                    os.kill(child.pid, signal.SIGKILL)
+
+    with pytest.raises(IngestionError, match="ingestion process stopped"):
+        engine.ingest([docs], progress=kill_after_the_first_document, isolated=True)
+    written = {d.title for d in engine.store.documents()}
+    assert written < {"가족돌봄법", "난임치료법", "배우자출산법"}
+    report = engine.ingest([docs], isolated=True)  # the next run does the rest
+    assert not report.failed and {d.title for d in engine.store.documents()} == {"가족돌봄법", "난임치료법", "배우자출산법"}
+    assert engine.store.count() == 9
+    engine.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from geungeo.embeddings.base import Embedder
+from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.errors import ConfigError
 from geungeo.settings import Settings
 
@@ -62,3 +63,8 @@ def get_embedder(settings: Settings) -> Embedder:
 
 
 __all__ = ["EMBEDDERS", "Embedder", "get_embedder"]
+
+
+def get_cached_embedder(settings: Settings) -> CachedEmbedder:
+    """The configured embedder behind the data directory's embedding cache (what an engine embeds with)."""
+    return CachedEmbedder(get_embedder(settings), settings.data_dir / "cache" / "embeddings.sqlite")

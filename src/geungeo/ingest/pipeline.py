@@ -13,79 +13,42 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
-from queue import Full, Queue
+from queue import Queue
 
-import numpy as np
-
-from geungeo.chunking import chunk_document
 from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
-from geungeo.errors import LoaderError
 from geungeo.ingest import ocr
-from geungeo.ingest.base import FORMAT_VERSION, load_file, supported_suffixes
+from geungeo.ingest.base import FORMAT_VERSION, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
-from geungeo.ingest.page_images import attach, render_pages
+from geungeo.ingest.parsing import (
+    QUEUE_DOCUMENTS,
+    Counted,
+    FileResult,
+    FileWork,
+    IngestReport,
+    Parser,
+    Parsing,
+    Pending,
+    Progress,
+    embed_chunks,
+    parsed_items,
+)
+from geungeo.ingest.worker import IngestionProcess
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.text.kiwi import chunk_terms
 from geungeo.text.normalize import nfc
 from geungeo.types import Chunk, Document, DocumentRecord
 
+__all__ = ["FileResult", "IngestReport", "Ingestor", "Progress", "WriteGuard", "discover"]
 
-@dataclass
-class FileResult:
-    """What happened to one file."""
-
-    path: str
-    documents: int = 0
-    chunks: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    error: str | None = None
-    seconds: float = 0.0
-    parsed: bool = True  # False when the file's fingerprint showed nothing to do
-
-
-@dataclass
-class IngestReport:
-    """Summary of an ingestion run."""
-
-    files: list[FileResult] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    parse_seconds: float = 0.0
-    sparse_seconds: float = 0.0
-    embed_seconds: float = 0.0  # embedding and writing
-    written_chunks: int = 0  # chunks written in this run (the others were unchanged)
-    embedded_chunks: int = 0  # vectors computed in this run (not read from the embedding cache)
-
-    @property
-    def failed(self) -> list[FileResult]:
-        return [f for f in self.files if f.error]
-
-    @property
-    def documents(self) -> int:
-        return sum(f.documents for f in self.files)
-
-    @property
-    def chunks(self) -> int:
-        return sum(f.chunks for f in self.files)
-
-
-Progress = Callable[[str, int, int], None]
-"""Progress callback: (stage, done, total); stages are "files" (parsed) and "embed" (chunks written, of those
-parsed so far: the total grows while files are parsed), called from the parsing and the writing thread."""
 
 WriteGuard = Callable[[], AbstractContextManager[object]]
 """What each store write is made under (a service's writer lock), so that readers wait for one write at most."""
-
-# Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
-_QUEUE_DOCUMENTS = 8
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
@@ -108,59 +71,19 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
     return files, skipped
 
 
-@dataclass
-class _FileWork:
-    """A parsed file whose changed documents are still being written."""
-
-    result: FileResult
-    origin: str
-    fingerprint: str
-    doc_ids: list[str]
-    left: int = 0
-
-
-@dataclass
-class _Pending:
-    """A changed document, chunked (and its BM25 terms made), waiting for its vectors."""
-
-    file: _FileWork
-    doc: Document
-    chunks: list[Chunk]
-    terms: list[list[str]] | None = None
-
-
-@dataclass
-class _Parsing:
-    """What the parsing thread shares with the writer: the queue between them and the running counts."""
-
-    queue: Queue[_FileWork | _Pending | BaseException | None]
-    stop: threading.Event = field(default_factory=threading.Event)
-    chunks_queued: int = 0
-
-    def put(self, item: _FileWork | _Pending | BaseException | None) -> bool:
-        """Wait for room in the queue; False when the writer has stopped."""
-        while not self.stop.is_set():
-            try:
-                self.queue.put(item, timeout=0.2)
-                return True
-            except Full:
-                continue
-        return False
-
-
 def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
-    return DocumentRecord(
-        doc.doc_id, doc.source, doc.title, doc.kind, doc.code, doc.content_hash, len(chunks), origin=doc.origin
-    )
+    return DocumentRecord(doc.doc_id, doc.source, doc.title, doc.kind, doc.code, doc.content_hash, len(chunks), origin=doc.origin)
 
 
 class Ingestor:
     """Writes files into a store, skipping what is already there unchanged.
 
     A parsing thread loads, chunks and tokenises one file after another while this thread embeds and
-    writes the documents already parsed; a bounded queue (``_QUEUE_DOCUMENTS``) between them keeps both
+    writes the documents already parsed; a bounded queue (``QUEUE_DOCUMENTS``) between them keeps both
     cores busy and memory flat, and every document is written as soon as its vectors are ready, so that a
-    killed run loses at most the documents in flight.
+    killed run loses at most the documents in flight. ``isolated``: parsing and embedding run in an
+    ingestion process of their own at a lower CPU priority (:mod:`geungeo.ingest.worker`), and this process
+    only writes, so that a server's requests do not share its interpreter with an upload's ingestion.
     """
 
     def __init__(
@@ -171,12 +94,14 @@ class Ingestor:
         *,
         summarizer: ChunkSummarizer | None = None,
         write_guard: WriteGuard | None = None,
+        isolated: bool = False,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.summarizer = summarizer
         self.write_guard = write_guard or nullcontext
+        self.isolated = isolated and summarizer is None  # LLM context sentences are written here, in order
         salt = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}|{store.signature}"
         self.manifest = FileManifest(settings.data_dir / "manifest.sqlite", salt)
         ocr.configure_cache(settings.data_dir)
@@ -185,7 +110,8 @@ class Ingestor:
         self.manifest.close()
 
     def run(self, paths: Iterable[Path], *, progress: Progress | None = None) -> IngestReport:
-        """Skip the unchanged files, then parse the others in a thread while writing what is parsed."""
+        """Skip the unchanged files, then parse the others (in a thread or an ingestion process) while writing
+        what is parsed."""
         started = time.perf_counter()
         files, skipped = discover(paths)
         report = IngestReport(skipped=skipped)
@@ -199,136 +125,93 @@ class Ingestor:
                 continue
             chunks = sum(known[d].chunk_count for d in same)
             report.files.append(FileResult(nfc(str(path)), len(same), chunks, len(same), parsed=False))
+        try:
+            if self.isolated and todo:
+                with IngestionProcess(self.settings, todo, known, len(files) - len(todo), len(files)) as child:
+                    self._write_parsed(child.items(progress), child, known, report, progress)
+                    child.add_to(report)
+            else:
+                self._run_threaded(todo, known, report, progress, len(files))
+        finally:
+            with self.write_guard():
+                self.store.flush()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _run_threaded(
+        self,
+        todo: list[tuple[Path, str, str]],
+        known: dict[str, DocumentRecord],
+        report: IngestReport,
+        progress: Progress | None,
+        total: int,
+    ) -> None:
         computed_before = self._computed()
-        parsing = _Parsing(Queue(maxsize=_QUEUE_DOCUMENTS))
+        parsing = Parsing(Queue(maxsize=QUEUE_DOCUMENTS))
+        parser = Parser(self.settings, terms=self.summarizer is None)
         worker = threading.Thread(
-            target=self._parse_all, args=(todo, known, report, parsing, progress, len(files) - len(todo), len(files)),
-            name="geungeo-parse", daemon=True,
+            target=parser.parse_all,
+            args=(todo, known, report, parsing, progress, total - len(todo), total),
+            name="geungeo-parse",
+            daemon=True,
         )
         worker.start()
         finished = False
         try:
-            self._write_parsed(parsing, known, report, progress)
+            self._write_parsed(parsed_items(parsing), parsing, known, report, progress)
             finished = True
         finally:
             parsing.stop.set()
             worker.join(None if finished else 1.0)  # interrupted: do not wait for a long parse (a daemon thread)
-            with self.write_guard():
-                self.store.flush()
         computed = self._computed()
         report.embedded_chunks = report.written_chunks if computed is None else computed - (computed_before or 0)
-        report.seconds = time.perf_counter() - started
-        return report
 
     def _computed(self) -> int | None:
         """Vectors the model computed so far (None when there is no embedding cache to tell)."""
         return self.embedder.computed if isinstance(self.embedder, CachedEmbedder) else None
 
-    # --- the parsing thread ----------------------------------------------------------------------
-
-    def _parse_all(
-        self,
-        todo: list[tuple[Path, str, str]],
-        known: dict[str, DocumentRecord],
-        report: IngestReport,
-        parsing: _Parsing,
-        progress: Progress | None,
-        done: int,
-        total: int,
-    ) -> None:
-        try:
-            for n, (path, origin, fingerprint) in enumerate(todo):
-                if progress:
-                    progress("files", done + n, total)
-                if not self._parse_file(path, origin, fingerprint, known, report, parsing):
-                    return
-            if progress:
-                progress("files", total, total)
-            parsing.put(None)
-        except BaseException as exc:  # the writer re-raises it
-            parsing.put(exc)
-
-    def _parse_file(
-        self,
-        path: Path,
-        origin: str,
-        fingerprint: str,
-        known: dict[str, DocumentRecord],
-        report: IngestReport,
-        parsing: _Parsing,
-    ) -> bool:
-        """Parse one file and queue its changed documents; False when the writer has stopped."""
-        t0 = time.perf_counter()
-        result = FileResult(nfc(str(path)))
-        try:
-            docs = load_file(path, max_unpacked_bytes=self.settings.max_unpacked_mb << 20)
-        except LoaderError as exc:
-            result.error = exc.reason
-            result.seconds = time.perf_counter() - t0
-            return parsing.put(_FileWork(result, origin, "", []))
-        result.documents = len(docs)
-        for doc in docs:
-            doc.origin = origin
-        file = _FileWork(result, origin, fingerprint, [d.doc_id for d in docs])
-        pending: list[_Pending] = []
-        for doc in docs:
-            old = known.get(doc.doc_id)
-            if old is not None and old.content_hash == doc.content_hash:
-                result.unchanged += 1
-                result.chunks += old.chunk_count
-                continue
-            chunks = chunk_document(doc, size=self.settings.chunk_size, overlap=self.settings.chunk_overlap)
-            pending.append(_Pending(file, doc, chunks))
-        if self.settings.page_images:
-            self._add_page_images(path, pending)
-        file.left = len(pending)
-        result.seconds = time.perf_counter() - t0
-        report.parse_seconds += result.seconds
-        if not parsing.put(file):
-            return False
-        for item in pending:
-            t1 = time.perf_counter()
-            if self.summarizer is None:  # with LLM summaries the writer makes the terms after annotating
-                item.terms = self._terms(item.chunks)
-            report.sparse_seconds += time.perf_counter() - t1
-            parsing.chunks_queued += len(item.chunks)
-            if not parsing.put(item):
-                return False
-        return True
-
     def _terms(self, chunks: list[Chunk]) -> list[list[str]]:
         return chunk_terms(chunks, context=self.settings.chunk_context != "off")
 
-    # --- the writing thread ----------------------------------------------------------------------
+    # --- the writing side ------------------------------------------------------------------------
 
     def _write_parsed(
-        self, parsing: _Parsing, known: dict[str, DocumentRecord], report: IngestReport, progress: Progress | None
+        self,
+        items: Iterator[FileWork | Pending],
+        queued: Counted,
+        known: dict[str, DocumentRecord],
+        report: IngestReport,
+        progress: Progress | None,
     ) -> None:
+        """Embed (unless the ingestion process did) and write each parsed document; ``queued`` tells how many
+        chunks were parsed so far (the progress total)."""
         done = 0
-        while (item := parsing.queue.get()) is not None:
-            if isinstance(item, BaseException):
-                raise item
-            if isinstance(item, _FileWork):
+        files: dict[str, FileWork] = {}
+        for item in items:
+            if isinstance(item, FileWork):
+                files[item.origin] = item
                 self._start_file(item, known, report)
                 continue
+            file = files.get(item.file.origin, item.file)  # from a process: the copy sent with the file
             t0 = time.perf_counter()
             if self.summarizer is not None:
                 self.summarizer.annotate(item.chunks)
                 item.terms = self._terms(item.chunks)
-            vectors = self._embed(item.chunks, done, parsing.chunks_queued, progress)
+            vectors = item.vectors
+            if vectors is None:
+                vectors = embed_chunks(self.embedder, self.settings, item.chunks, done, queued.chunks_queued, progress)
             with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
                 self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, item.terms or [])
             report.embed_seconds += time.perf_counter() - t0
             report.written_chunks += len(item.chunks)
             done += len(item.chunks)
-            file = item.file
             file.result.chunks += len(item.chunks)
             file.result.seconds += time.perf_counter() - t0
             file.left -= 1
             if file.left == 0:
                 self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
 
-    def _start_file(self, file: _FileWork, known: dict[str, DocumentRecord], report: IngestReport) -> None:
+    def _start_file(self, file: FileWork, known: dict[str, DocumentRecord], report: IngestReport) -> None:
         report.files.append(file.result)
         if file.result.error:
             self.manifest.forget(file.origin)
@@ -337,25 +220,6 @@ class Ingestor:
             file.result.removed = self._remove_vanished(file.origin, set(file.doc_ids), known)
         if file.left == 0:
             self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
-
-    def _add_page_images(self, path: Path, pending: list[_Pending]) -> None:
-        """Render the file's pages (those not rendered before) when a PDF document of it is written."""
-        pdfs = [item for item in pending if item.doc.kind == "pdf"]
-        if pdfs:
-            images = render_pages(path, self.settings.data_dir)
-            for item in pdfs:
-                attach(item.chunks, images)
-
-    def _embed(self, chunks: list[Chunk], done: int, total: int, progress: Progress | None) -> np.ndarray:
-        if not chunks:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-
-        def on_batch(n: int, _total: int) -> None:
-            if progress:
-                progress("embed", done + n, total)
-
-        contextual = self.settings.chunk_context == "all"
-        return self.embedder.embed([c.contextual_text() if contextual else c.indexed_text for c in chunks], on_batch=on_batch)
 
     def _remove_vanished(self, origin: str, present: set[str], known: dict[str, DocumentRecord]) -> int:
         """Delete documents that an earlier version of this file held and this one does not."""

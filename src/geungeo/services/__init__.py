@@ -95,10 +95,11 @@ class Services:
 
     def ingest_in_background(self, uploads: Sequence[StagedUpload]) -> Job:
         """Queue the staged uploads' ingestion as a job; each store write takes the writer lock, so searches and
-        answers wait for one document's write at most, never for the whole ingestion."""
+        answers wait for one document's write at most, never for the whole ingestion. The parsing and embedding
+        run in an ingestion process of lower priority, so requests do not share this interpreter with them."""
 
         def work(progress: Progress) -> IngestSummary:
-            report = self.documents.ingest_uploads(uploads, progress=progress, write_guard=self.lock.write)
+            report = self.documents.ingest_uploads(uploads, progress=progress, write_guard=self.lock.write, isolated=True)
             return self.documents.summary(report)
 
         def discard() -> None:

@@ -205,13 +205,20 @@ class DocumentService:
         return StagedUpload(name, part, target)
 
     def ingest_uploads(
-        self, staged: Sequence[StagedUpload], progress: Progress | None = None, write_guard: WriteGuard | None = None
+        self,
+        staged: Sequence[StagedUpload],
+        progress: Progress | None = None,
+        write_guard: WriteGuard | None = None,
+        *,
+        isolated: bool = False,
     ) -> IngestReport:
-        """Put staged uploads in place and ingest them; a file none of whose documents could be stored is removed."""
+        """Put staged uploads in place and ingest them (``isolated``: parsed and embedded in an ingestion process);
+        a file none of whose documents could be stored is removed."""
         try:
             for upload in staged:
                 os.replace(upload.part, upload.target)
-            report = self.engine.ingest([u.target for u in staged], progress=progress, write_guard=write_guard)
+            targets = [u.target for u in staged]
+            report = self.engine.ingest(targets, progress=progress, write_guard=write_guard, isolated=isolated)
         except BaseException:
             for upload in staged:
                 upload.discard()
