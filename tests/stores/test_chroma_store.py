@@ -58,3 +58,35 @@ def test_links_are_derived_again_when_the_rules_change(tmp_path: Path) -> None:
     again = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
     assert [lk.targets for lk in again.links_from(["d-00001"])] == [("d-00000",)]
     assert again.catalog.get_meta("links_version") == str(references.VERSION)
+
+
+def test_a_reader_searches_the_last_index_while_a_writer_writes_and_never_waits_for_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from geungeo.stores.bm25_index import Bm25Index
+
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    store.replace_document(*make_doc("d1", 3, words=("휴가",)))
+    store.flush()
+    build = Bm25Index.build
+
+    def slow_build(self: Bm25Index, *args: object, **kwargs: object) -> None:
+        time.sleep(1.5)  # a rebuild over a large catalog
+        build(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Bm25Index, "build", slow_build)
+    store.replace_document(*make_doc("d2", 3, seed=2, words=("징계",)))  # an ingestion writes; no flush yet
+    started = time.monotonic()
+    assert store.sparse_search(["징계"], 5) == []  # the last index, at once (before: it rebuilt first)
+    assert [cid[:2] for cid, _ in store.sparse_search(["휴가"], 5)] == ["d1"] * 3
+    assert time.monotonic() - started < 1.0
+    deadline = time.monotonic() + 10
+    while not store.sparse_search(["징계"], 5) and time.monotonic() < deadline:  # rebuilt in the background
+        time.sleep(0.1)
+    assert {cid[:2] for cid, _ in store.sparse_search(["징계"], 5)} == {"d2"}
+    store.replace_document(*make_doc("d3", 2, seed=3, words=("임금",)))
+    store.flush()  # the writer's flush makes its writes searchable at once
+    assert {cid[:2] for cid, _ in store.sparse_search(["임금"], 5)} == {"d3"}
+    store.close()

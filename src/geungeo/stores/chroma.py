@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from geungeo.types import Chunk, DocumentRecord, MetaValue
 
 log = logging.getLogger(__name__)
 _ADD_BATCH = 2000
+_REFRESH_SPACING = 2.0
+"""After a background BM25 rebuild of t seconds, the next one waits 2t: rebuilds take at most a third of the time."""
 
 
 def to_chroma_where(f: Filter) -> dict[str, Any]:
@@ -72,7 +75,9 @@ class ChromaStore(ChunkStore):
         self.collection = client.get_or_create_collection(
             settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
+        self._bm25_params = (settings.bm25_k1, settings.bm25_b)
         self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
+        self._next_refresh = 0.0  # monotonic time before which no background rebuild starts
         self._vectors: int | None = None  # vectors in the collection; None after a write
 
     def _check_signature(self, signature: IndexSignature) -> None:
@@ -170,31 +175,62 @@ class ChromaStore(ChunkStore):
         return out[:k]
 
     def sparse_search(self, terms: Sequence[str], k: int, where: Filter | None = None) -> list[tuple[str, float]]:
-        self.flush()
-        return self.bm25.search(terms, k, where)
+        return self._searchable().search(terms, k, where)
 
     # --- derived index -------------------------------------------------------------
+    def _searchable(self) -> Bm25Index:
+        """The BM25 index to search: the one last built or loaded (a snapshot, swapped whole). A reader waits
+        only when there is none yet; writes since (here or by another process) are indexed in the background,
+        one rebuild at a time and spaced out, so a reader never waits for a rebuild while an ingestion writes.
+        A writer's :meth:`flush` makes its writes searchable at once."""
+        index = self.bm25
+        if index.generation < 0:
+            self.flush()
+            return self.bm25
+        if index.generation != self.catalog.generation:
+            self._refresh_in_background()
+        return index
+
+    def _refresh_in_background(self) -> None:
+        if time.monotonic() < self._next_refresh or not self._flush_lock.acquire(blocking=False):
+            return
+
+        def refresh() -> None:
+            started = time.monotonic()
+            try:
+                self._flush()
+            except Exception:  # a reader goes on with the index it has; the next search tries again
+                log.exception("rebuilding the BM25 index failed")
+            finally:
+                self._next_refresh = time.monotonic() + _REFRESH_SPACING * (time.monotonic() - started)
+                self._flush_lock.release()
+
+        threading.Thread(target=refresh, name="geungeo-bm25", daemon=True).start()
+
     def flush(self) -> None:
-        """Rebuild the BM25 index if the catalog changed since it was built (one rebuild at a time: readers that
-        search while a document is being ingested wait for the one that rebuilds)."""
+        """Rebuild the BM25 index if the catalog changed since it was built (one rebuild at a time)."""
         with self._flush_lock:
             self._flush()
 
     def _flush(self) -> None:
         generation = self.catalog.generation
-        if self.bm25.generation == generation or (self.bm25.load() and self.bm25.generation == generation):
+        if self.bm25.generation == generation:
             return
-        ids: list[str] = []
-        metas: list[dict[str, MetaValue]] = []
-        terms: list[list[str]] = []
-        for id_, meta, t in self.catalog.iter_terms():
-            ids.append(id_)
-            metas.append(meta)  # type: ignore[arg-type]
-            terms.append(t)
-        self.bm25.build(generation, ids, metas, terms)
+        fresh = Bm25Index(self.root / "bm25", k1=self._bm25_params[0], b=self._bm25_params[1])
+        if not (fresh.load() and fresh.generation == generation):
+            ids: list[str] = []
+            metas: list[dict[str, MetaValue]] = []
+            terms: list[list[str]] = []
+            for id_, meta, t in self.catalog.iter_terms():
+                ids.append(id_)
+                metas.append(meta)  # type: ignore[arg-type]
+                terms.append(t)
+            fresh.build(generation, ids, metas, terms)
+        self.bm25 = fresh  # readers holding the old index finish with it
 
     def size_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
 
     def close(self) -> None:
-        self.catalog.close()
+        with self._flush_lock:  # a background rebuild finishes before the catalog closes
+            self.catalog.close()
