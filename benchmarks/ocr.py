@@ -167,7 +167,7 @@ def main() -> int:
     reference = {i: _norm(original[i].get_textpage().get_text_range()) for i in pages}
     clean = sum(ocr.needs_ocr(p.get_textpage().get_text_range(), _has_image(p)) is not None for p in original)
     lines = ["# OCR fallback (benchmarks/ocr.py)", "", f"Pages {pages[0] + 1}–{pages[-1] + 1} of the SPRI brief, "
-             "Tesseract 5.3 kor+eng psm 4 through pytesseract, 2 worker processes. CER: edit distance over "
+             f"Tesseract 5.3 `{ocr.languages()}` psm 4 through pytesseract, 2 worker processes. CER: edit distance over "
              "reference length, whitespace and leader-dot runs removed and NFC on both sides.", ""]
     variants = [("300 dpi", 300, False), ("150 dpi", 150, False), ("300 dpi + noise + 1° skew", 300, True)]
     summary = []

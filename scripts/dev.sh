@@ -59,11 +59,13 @@ browser_deps() {
   apt_install "the web UI browser test" "${missing[@]}"
 }
 
-# OCR of scanned PDF pages and image files uses Debian's Tesseract with Korean data (OCR tests are skipped without it).
+# OCR of scanned PDF pages and image files uses Debian's Tesseract with its Hangul script data (else Korean + English;
+# OCR tests are skipped without either).
 ocr_deps() {
   local missing=()
   command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
   tesseract --list-langs 2>/dev/null | grep -qx kor || missing+=(tesseract-ocr-kor)
+  tesseract --list-langs 2>/dev/null | grep -qx Hangul || missing+=(tesseract-ocr-script-hang)  # read in preference
   apt_install "OCR of scanned pages and images" "${missing[@]}"
 }
 

@@ -160,3 +160,15 @@ def test_answer_citing_an_ocr_page_warns(tmp_path: Path) -> None:
         )
         warnings = synthesize(answer, tmp_path).warnings
         assert any("OCR" in w and item.label in w for w in warnings) is warned, warnings
+
+
+def test_the_hangul_script_data_is_read_in_preference_and_kor_eng_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    for installed, expected in (
+        ({"eng", "kor", "osd", "Hangul"}, "Hangul"),
+        ({"eng", "kor", "osd"}, "kor+eng"),
+    ):
+        monkeypatch.setattr(ocr, "_tesseract_languages", lambda installed=installed: frozenset(installed))
+        assert ocr.languages() == expected
+    monkeypatch.setattr(ocr, "_tesseract_languages", lambda: frozenset({"eng", "osd"}))
+    if ocr.shutil.which("tesseract") is not None:
+        assert "tesseract-ocr-script-hang" in (ocr.unavailable_reason() or "")
