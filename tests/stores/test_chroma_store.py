@@ -90,3 +90,21 @@ def test_a_reader_searches_the_last_index_while_a_writer_writes_and_never_waits_
     store.flush()  # the writer's flush makes its writes searchable at once
     assert {cid[:2] for cid, _ in store.sparse_search(["임금"], 5)} == {"d3"}
     store.close()
+
+
+def test_while_an_ingestion_of_this_process_writes_readers_leave_the_rebuild_to_its_flush(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    store.replace_document(*make_doc("d1", 2, words=("휴가",)))
+    store.flush()
+    with store.ingesting():
+        store.replace_document(*make_doc("d2", 2, seed=2, words=("징계",)))
+        assert store.sparse_search(["징계"], 5) == [] and store.sparse_search(["휴가"], 5)
+        assert not [t for t in threading.enumerate() if t.name == "geungeo-bm25"]  # no rebuild started
+        time.sleep(0.5)  # (a background rebuild would have indexed d2 by now)
+        assert store.sparse_search(["징계"], 5) == []
+    store.flush()
+    assert {cid[:2] for cid, _ in store.sparse_search(["징계"], 5)} == {"d2"}
+    store.close()

@@ -126,12 +126,13 @@ class Ingestor:
             chunks = sum(known[d].chunk_count for d in same)
             report.files.append(FileResult(nfc(str(path)), len(same), chunks, len(same), parsed=False))
         try:
-            if self.isolated and todo:
-                with IngestionProcess(self.settings, todo, known, len(files) - len(todo), len(files)) as child:
-                    self._write_parsed(child.items(progress), child, known, report, progress)
-                    child.add_to(report)
-            else:
-                self._run_threaded(todo, known, report, progress, len(files))
+            with self.store.ingesting():  # readers keep the BM25 index as it was until the flush below
+                if self.isolated and todo:
+                    with IngestionProcess(self.settings, todo, known, len(files) - len(todo), len(files)) as child:
+                        self._write_parsed(child.items(progress), child, known, report, progress)
+                        child.add_to(report)
+                else:
+                    self._run_threaded(todo, known, report, progress, len(files))
         finally:
             with self.write_guard():
                 self.store.flush()

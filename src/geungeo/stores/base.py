@@ -10,7 +10,8 @@ transaction, and resolved to the cited articles' chunks when read (:meth:`ChunkS
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,6 +153,13 @@ class ChunkStore(ABC):
     # --- lifecycle -------------------------------------------------------------
     def flush(self) -> None:  # noqa: B027 - optional hook
         """Bring derived indexes up to date after a batch of writes."""
+
+    @contextmanager
+    def ingesting(self) -> Iterator[None]:
+        """While an ingestion of this process writes: derived indexes that readers would otherwise rebuild for
+        its writes wait for its :meth:`flush` at the end (an ingestion's new documents are searchable by their
+        vectors as each one completes, by their terms once it ends)."""
+        yield
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and files."""

@@ -13,7 +13,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,8 @@ class ChromaStore(ChunkStore):
         self._bm25_params = (settings.bm25_k1, settings.bm25_b)
         self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
         self._next_refresh = 0.0  # monotonic time before which no background rebuild starts
+        self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
+        self._ingestions_lock = threading.Lock()
         self._vectors: int | None = None  # vectors in the collection; None after a write
 
     def _check_signature(self, signature: IndexSignature) -> None:
@@ -181,15 +184,25 @@ class ChromaStore(ChunkStore):
     def _searchable(self) -> Bm25Index:
         """The BM25 index to search: the one last built or loaded (a snapshot, swapped whole). A reader waits
         only when there is none yet; writes since (here or by another process) are indexed in the background,
-        one rebuild at a time and spaced out, so a reader never waits for a rebuild while an ingestion writes.
-        A writer's :meth:`flush` makes its writes searchable at once."""
+        one rebuild at a time and spaced out, so a reader never waits for a rebuild. While an ingestion of this
+        process writes (:meth:`ingesting`), its own final :meth:`flush` does that, at once."""
         index = self.bm25
         if index.generation < 0:
             self.flush()
             return self.bm25
-        if index.generation != self.catalog.generation:
+        if index.generation != self.catalog.generation and not self._ingestions:
             self._refresh_in_background()
         return index
+
+    @contextmanager
+    def ingesting(self) -> Iterator[None]:
+        with self._ingestions_lock:
+            self._ingestions += 1
+        try:
+            yield
+        finally:
+            with self._ingestions_lock:
+                self._ingestions -= 1
 
     def _refresh_in_background(self) -> None:
         if time.monotonic() < self._next_refresh or not self._flush_lock.acquire(blocking=False):
