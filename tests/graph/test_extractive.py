@@ -303,7 +303,7 @@ def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_th
     assert answer.sentences[0].item.label == "법 제59조" and "징집된 경우" in answer.sentences[0].text
     # 경우 that sets the scene asks for what follows it, not for a list of cases
     assert asks_cases("어떤 경우에 휴직할 수 있나요?") and asks_cases("약관 심사청구 자격")
-    assert not asks_cases("휴직한 경우 봉급은 얼마나 받나요?")
+    assert not asks_cases("휴직한 경우 봉급은 얼마나 받나요?") and not asks_cases("계약이 끝난 경우에는 어떻게 되나요?")
     assert extract("휴직한 경우 봉급은 얼마나 받나요?", [pay, grounds], None).sentences[0].item.label == "정관 제47조"
 
 

@@ -121,9 +121,10 @@ def states(detail: Detail, text: str) -> bool:
 
 
 # A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",
-# "심사청구 자격", "허용 조건이 뭐예요?" (not "퇴사하는 경우 퇴직금은 …", where 경우 sets the scene).
+# "심사청구 자격", "허용 조건이 뭐예요?" (not "퇴사하는 경우 퇴직금은 …" or "그런 경우에는 어떻게 되나요?", where 경우
+# sets the scene for what is asked).
 _ASKS_CASES = re.compile(
-    r"(어떤|무슨|어느)\s*(경우|사유|때|요건|조건)|(경우|사유|요건|조건|자격)\s*(는|은|가|이|를|을|에는)?\s*(무엇|뭐|어떻게|어떤|있|되|\?|$)"
+    r"(어떤|무슨|어느)\s*(경우|사유|때|요건|조건)|(경우|사유|요건|조건|자격)\s*(는|은|가|이|를|을)?\s*(무엇|뭐|있|\?|$)"
 )
 
 
