@@ -84,6 +84,9 @@ class IngestionProcess:
 
     def __enter__(self) -> IngestionProcess:
         self._process.start()
+        # Only the process writes to the queue: without this process's end open, a message cut short by its death
+        # reads as the end of the pipe instead of waiting for the rest forever.
+        self._queue._writer.close()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -100,11 +103,11 @@ class IngestionProcess:
                 item = self._queue.get(timeout=_POLL_S)
             except queue.Empty:
                 if not self._process.is_alive():
-                    raise IngestionError(
-                        f"the ingestion process stopped (exit code {self._process.exitcode}); what was written stays "
-                        "/ 색인 프로세스가 중단되었습니다. 저장된 문서는 남아 있습니다"
-                    ) from None
+                    raise self._stopped() from None
                 continue
+            except (EOFError, OSError, pickle.UnpicklingError):  # the process died while sending
+                self._process.join(5.0)
+                raise self._stopped() from None
             if isinstance(item, _Step):
                 if progress:
                     progress(item.stage, item.done, item.total)
@@ -115,6 +118,12 @@ class IngestionProcess:
                 raise item
             else:
                 yield item
+
+    def _stopped(self) -> IngestionError:
+        return IngestionError(
+            f"the ingestion process stopped (exit code {self._process.exitcode}); what was written stays "
+            "/ 색인 프로세스가 중단되었습니다. 저장된 문서는 남아 있습니다"
+        )
 
     def add_to(self, report: IngestReport) -> None:
         """Add the process's timings and computed vectors to the writer's ``report``."""
