@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Full, Queue
-from typing import Protocol
 
 import numpy as np
 
@@ -74,6 +73,14 @@ parsed so far: the total grows while files are parsed), called from the parsing 
 # Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
 QUEUE_DOCUMENTS = 8
 
+Todo = list[tuple[Path, str, str]]
+"""The files to parse: (path, origin, fingerprint) each."""
+
+
+def index_terms(settings: Settings, chunks: list[Chunk]) -> list[list[str]]:
+    """The chunks' BM25 terms (with their context sentences unless ``chunk_context`` is off)."""
+    return chunk_terms(chunks, context=settings.chunk_context != "off")
+
 
 @dataclass
 class FileWork:
@@ -94,13 +101,7 @@ class Pending:
     doc: Document
     chunks: list[Chunk]
     terms: list[list[str]] | None = None
-    vectors: np.ndarray | None = None  # made by an ingestion process (``isolated``), else by the writer
-
-
-class Counted(Protocol):
-    """Where the writer reads how many chunks were parsed so far (its progress total)."""
-
-    chunks_queued: int
+    vectors: np.ndarray | None = None  # made by :func:`embedded`
 
 
 @dataclass
@@ -132,7 +133,7 @@ class Parser:
 
     def parse_all(
         self,
-        todo: list[tuple[Path, str, str]],
+        todo: Todo,
         known: dict[str, DocumentRecord],
         report: IngestReport,
         parsing: Parsing,
@@ -194,7 +195,7 @@ class Parser:
         for item in pending:
             t1 = time.perf_counter()
             if self.terms:
-                item.terms = chunk_terms(item.chunks, context=self.settings.chunk_context != "off")
+                item.terms = index_terms(self.settings, item.chunks)
             report.sparse_seconds += time.perf_counter() - t1
             parsing.chunks_queued += len(item.chunks)
             if not parsing.put(item):
@@ -231,4 +232,27 @@ def parsed_items(parsing: Parsing) -> Iterator[FileWork | Pending]:
     while (item := parsing.queue.get()) is not None:
         if isinstance(item, BaseException):
             raise item
+        yield item
+
+
+def embedded(
+    items: Iterable[FileWork | Pending],
+    parsing: Parsing,
+    embedder: Embedder,
+    settings: Settings,
+    report: IngestReport,
+    progress: Progress | None,
+) -> Iterator[FileWork | Pending]:
+    """``items`` with each document's vectors made: the step between parsing and writing, in the writer's thread or
+    in an ingestion process. Its time counts to ``report.embed_seconds`` and the file's; progress "embed" is out of
+    the chunks ``parsing`` has queued so far."""
+    done = 0
+    for item in items:
+        if isinstance(item, Pending):
+            t0 = time.perf_counter()
+            item.vectors = embed_chunks(embedder, settings, item.chunks, done, parsing.chunks_queued, progress)
+            done += len(item.chunks)
+            spent = time.perf_counter() - t0
+            report.embed_seconds += spent
+            item.file.result.seconds += spent
         yield item

@@ -26,7 +26,6 @@ from geungeo.ingest.base import FORMAT_VERSION, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
 from geungeo.ingest.parsing import (
     QUEUE_DOCUMENTS,
-    Counted,
     FileResult,
     FileWork,
     IngestReport,
@@ -34,13 +33,14 @@ from geungeo.ingest.parsing import (
     Parsing,
     Pending,
     Progress,
-    embed_chunks,
+    Todo,
+    embedded,
+    index_terms,
     parsed_items,
 )
 from geungeo.ingest.worker import IngestionProcess
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
-from geungeo.text.kiwi import chunk_terms
 from geungeo.text.normalize import nfc
 from geungeo.types import Chunk, Document, DocumentRecord
 
@@ -129,7 +129,7 @@ class Ingestor:
             with self.store.ingesting():  # readers keep the BM25 index as it was until the flush below
                 if self.isolated and todo:
                     with IngestionProcess(self.settings, todo, known, len(files) - len(todo), len(files)) as child:
-                        self._write_parsed(child.items(progress), child, known, report, progress)
+                        self._write_parsed(child.items(progress), known, report)
                         child.add_to(report)
                 else:
                     self._run_threaded(todo, known, report, progress, len(files))
@@ -141,7 +141,7 @@ class Ingestor:
 
     def _run_threaded(
         self,
-        todo: list[tuple[Path, str, str]],
+        todo: Todo,
         known: dict[str, DocumentRecord],
         report: IngestReport,
         progress: Progress | None,
@@ -159,7 +159,10 @@ class Ingestor:
         worker.start()
         finished = False
         try:
-            self._write_parsed(parsed_items(parsing), parsing, known, report, progress)
+            items = parsed_items(parsing)
+            if self.summarizer is not None:
+                items = self._annotated(items, self.summarizer, report)
+            self._write_parsed(embedded(items, parsing, self.embedder, self.settings, report, progress), known, report)
             finished = True
         finally:
             parsing.stop.set()
@@ -171,22 +174,25 @@ class Ingestor:
         """Vectors the model computed so far (None when there is no embedding cache to tell)."""
         return self.embedder.computed if isinstance(self.embedder, CachedEmbedder) else None
 
-    def _terms(self, chunks: list[Chunk]) -> list[list[str]]:
-        return chunk_terms(chunks, context=self.settings.chunk_context != "off")
+    def _annotated(
+        self, items: Iterator[FileWork | Pending], summarizer: ChunkSummarizer, report: IngestReport
+    ) -> Iterator[FileWork | Pending]:
+        """``items`` with the LLM's context sentence on each chunk, and the terms made after it."""
+        for item in items:
+            if isinstance(item, Pending):
+                t0 = time.perf_counter()
+                summarizer.annotate(item.chunks)
+                item.terms = index_terms(self.settings, item.chunks)
+                spent = time.perf_counter() - t0
+                report.embed_seconds += spent
+                item.file.result.seconds += spent
+            yield item
 
     # --- the writing side ------------------------------------------------------------------------
 
-    def _write_parsed(
-        self,
-        items: Iterator[FileWork | Pending],
-        queued: Counted,
-        known: dict[str, DocumentRecord],
-        report: IngestReport,
-        progress: Progress | None,
-    ) -> None:
-        """Embed (unless the ingestion process did) and write each parsed document; ``queued`` tells how many
-        chunks were parsed so far (the progress total)."""
-        done = 0
+    def _write_parsed(self, items: Iterator[FileWork | Pending], known: dict[str, DocumentRecord], report: IngestReport) -> None:
+        """Write each parsed document with its vectors (made by :func:`~geungeo.ingest.parsing.embedded`, here or in
+        the ingestion process), and record each file in the manifest once all its documents are written."""
         files: dict[str, FileWork] = {}
         for item in items:
             if isinstance(item, FileWork):
@@ -194,18 +200,13 @@ class Ingestor:
                 self._start_file(item, known, report)
                 continue
             file = files.get(item.file.origin, item.file)  # from a process: the copy sent with the file
+            if item.vectors is None:
+                raise ValueError(f"{item.doc.source}: a document reached the writer without its vectors")
             t0 = time.perf_counter()
-            if self.summarizer is not None:
-                self.summarizer.annotate(item.chunks)
-                item.terms = self._terms(item.chunks)
-            vectors = item.vectors
-            if vectors is None:
-                vectors = embed_chunks(self.embedder, self.settings, item.chunks, done, queued.chunks_queued, progress)
             with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
-                self.store.replace_document(_record(item.doc, item.chunks), item.chunks, vectors, item.terms or [])
+                self.store.replace_document(_record(item.doc, item.chunks), item.chunks, item.vectors, item.terms or [])
             report.embed_seconds += time.perf_counter() - t0
             report.written_chunks += len(item.chunks)
-            done += len(item.chunks)
             file.result.chunks += len(item.chunks)
             file.result.seconds += time.perf_counter() - t0
             file.left -= 1

@@ -15,10 +15,8 @@ import os
 import pickle
 import queue
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -33,7 +31,8 @@ from geungeo.ingest.parsing import (
     Parsing,
     Pending,
     Progress,
-    embed_chunks,
+    Todo,
+    embedded,
     parsed_items,
 )
 from geungeo.settings import Settings
@@ -64,9 +63,6 @@ class _End:
     computed: int  # vectors the model computed (not read from the embedding cache)
 
 
-Todo = list[tuple[Path, str, str]]
-
-
 class IngestionProcess:
     """The ingestion process of one run, seen from the writer: start it, read its items, add its report."""
 
@@ -79,7 +75,6 @@ class IngestionProcess:
             name="geungeo-ingest",
             daemon=True,
         )
-        self.chunks_queued = 0  # the process embeds and reports its own progress
         self._end: _End | None = None
 
     def __enter__(self) -> IngestionProcess:
@@ -171,14 +166,8 @@ def _main(
             daemon=True,
         )
         parser.start()
-        embedded = 0
         try:
-            for item in parsed_items(parsing):
-                if isinstance(item, Pending):
-                    t0 = time.perf_counter()
-                    item.vectors = embed_chunks(embedder, settings, item.chunks, embedded, parsing.chunks_queued, progress)
-                    embedded += len(item.chunks)
-                    report.embed_seconds += time.perf_counter() - t0
+            for item in embedded(parsed_items(parsing), parsing, embedder, settings, report, progress):
                 send(item)
         finally:
             parsing.stop.set()
