@@ -9,8 +9,8 @@ from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings
 
 
-def _item(n: int, label: str, text: str) -> EvidenceItem:
-    return EvidenceItem(n=n, chunk_id=f"c{n}", doc_id="d", label=label, doc="법", header=label, text=text)
+def _item(n: int, label: str, text: str, doc: str = "법") -> EvidenceItem:
+    return EvidenceItem(n=n, chunk_id=f"c{n}", doc_id="d", label=label, doc=doc, header=label, text=text)
 
 
 def missing_details(question: str, evidence: list[EvidenceItem]) -> list[str]:
@@ -314,12 +314,8 @@ def test_a_delegated_figure_is_not_answered_by_a_figure_another_article_states_a
     president = _item(2, "헌법 제67조", text)
     assert extract(question, [delegating, president], None).missing == ["나이 / age"]
     # the instrument it delegates to does answer: a 시행령 stating the figure
-    law = EvidenceItem(
-        n=1, chunk_id="c1", doc_id="a", label="법 제2조", doc="상가법", header="법 제2조",
-        text="① 이 법은 대통령령으로 정하는 보증금액을 초과하는 임대차에 대하여는 적용하지 아니한다.",
-    )  # fmt: skip
-    decree = EvidenceItem(
-        n=2, chunk_id="c2", doc_id="b", label="시행령 제2조", doc="상가법 시행령", header="시행령 제2조",
-        text="① 법 제2조제1항 단서에서 대통령령으로 정하는 보증금액이란 서울특별시는 9억원을 말한다.",
-    )  # fmt: skip
+    text = "① 이 법은 대통령령으로 정하는 보증금액을 초과하는 임대차에 대하여는 적용하지 아니한다."
+    law = _item(1, "법 제2조", text, doc="상가법")
+    text = "① 법 제2조제1항 단서에서 대통령령으로 정하는 보증금액이란 서울특별시는 9억원을 말한다."
+    decree = _item(2, "시행령 제2조", text, doc="상가법 시행령")
     assert extract("상가법이 적용되는 보증금액은 얼마 이하인가요?", [law, decree], None).missing == []

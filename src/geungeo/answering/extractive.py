@@ -424,10 +424,11 @@ def _stating(
     not answer it; another 항 of the article that answers does)."""
     out: dict[str, Sentence] = {}
     provision = first.item.label
+    # An answering clause that leaves a figure to another instrument ("대통령령으로 정한다") is answered by that
+    # instrument (the 시행령), not by a figure another article of its own document states about something else.
+    delegates = DELEGATION.search(first.text) is not None
     for detail in asked:
-        # An answering clause that leaves the figure to another instrument ("대통령령으로 정한다") is answered by that
-        # instrument (the 시행령), not by a figure another article of its own document states about something else.
-        delegated = DELEGATION.search(first.text) is not None and not states(detail, first.text)
+        delegated = delegates and not states(detail, first.text)
         found = next(
             (
                 s

@@ -76,7 +76,6 @@ class ChromaStore(ChunkStore):
         self.collection = client.get_or_create_collection(
             settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
-        self._bm25_params = (settings.bm25_k1, settings.bm25_b)
         self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
         self._next_refresh = 0.0  # monotonic time before which no background rebuild starts
         self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
@@ -229,7 +228,7 @@ class ChromaStore(ChunkStore):
         generation = self.catalog.generation
         if self.bm25.generation == generation:
             return
-        fresh = Bm25Index(self.root / "bm25", k1=self._bm25_params[0], b=self._bm25_params[1])
+        fresh = Bm25Index(self.bm25.directory, k1=self.bm25.k1, b=self.bm25.b)
         if not (fresh.load() and fresh.generation == generation):
             ids: list[str] = []
             metas: list[dict[str, MetaValue]] = []
