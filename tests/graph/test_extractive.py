@@ -319,3 +319,26 @@ def test_a_delegated_figure_is_not_answered_by_a_figure_another_article_states_a
     text = "① 법 제2조제1항 단서에서 대통령령으로 정하는 보증금액이란 서울특별시는 9억원을 말한다."
     decree = _item(2, "시행령 제2조", text, doc="상가법 시행령")
     assert extract("상가법이 적용되는 보증금액은 얼마 이하인가요?", [law, decree], None).missing == []
+
+
+def test_a_korean_numeral_inside_a_word_states_no_figure() -> None:
+    # "연구원" is not 9원 and "30일분의" is not 1분의: the figure must be a word of its own
+    staff = _item(1, "교통관리규정 제4조", "④ 다음 각 호의 자는 차량을 등록한다.\n1. 교직원(산학협력단 소속 직원/연구원 포함)")
+    assert extract("교직원 정기주차 등록하면 주차비가 얼마예요?", [staff], None).missing == ["금액 / amount"]
+    pay = _item(1, "법 제8조", "③ 퇴직금은 계속근로기간 1년에 대하여 30일분의 평균임금으로 계산한 금액으로 한다.")
+    assert extract("퇴직금에서 세금은 몇 % 떼 가나요?", [pay], None).missing == ["비율 / rate"]
+    # a numeral that is a word, or digits with several units, is still a figure
+    fee = _item(1, "규정 제3조", "① 재발급 수수료는 오천 원으로 하고, 연체료는 1억 5천만원을 넘지 못한다.")
+    assert extract("재발급 수수료는 얼마예요?", [fee], None).missing == []
+    share = _item(1, "규정 제5조", "① 결석이 수업시간의 삼분의 일을 넘으면 학점을 주지 아니한다.")
+    assert extract("결석은 수업시간의 몇 %까지 되나요?", [share], None).missing == []
+
+
+def test_a_penalty_figure_answers_only_a_question_about_the_penalty() -> None:
+    duty = _item(1, "법 제8조", "① 공직자는 직무와 관련하여 음식물을 제공받아서는 아니 된다.")
+    text = "① 제8조를 위반하여 음식물을 제공받은 공직자는 3년 이하의 징역 또는 3천만원 이하의 벌금에 처한다."
+    penalty = _item(2, "법 제22조", text)
+    # the duty's figure is not the fine: a question about a meal's price is not answered by it
+    assert extract("공직자에게 음식물은 1인당 얼마까지 제공할 수 있나요?", [duty, penalty], None).missing == ["금액 / amount"]
+    # a question about the sanction is
+    assert extract("음식물을 제공받은 공직자의 벌금은 얼마인가요?", [duty, penalty], None).missing == []

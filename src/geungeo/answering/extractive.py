@@ -20,18 +20,23 @@ from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 from geungeo.text.structure import (
     AMENDMENT,
     ARTICLE_PREFIX,
+    ASKS_SANCTION,
     BARE_HEADING,
     CONDITION_LIST,
     DELEGATION,
     LIST_ITEM,
     LIST_LEAD,
     RUN_IN_PARAGRAPH,
+    SANCTION,
 )
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
 
+# Korean numerals as a word of their own ("오천", "삼분의"), not a syllable inside one: "연구원" is not 9원 and
+# "30일분의" not 1분의.
+_HANGUL_NUMBER = r"(?<![가-힣\d])[일이삼사오육칠팔구십백천만억]+"
 # Amounts written in Korean numerals ("일만원", "오천 원"), as regulations often do.
-_HANGUL_AMOUNT = r"[일이삼사오육칠팔구십백천만억]+\s*원"
+_HANGUL_AMOUNT = rf"{_HANGUL_NUMBER}\s*원"
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,12 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
 
 # A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
 _SHARE = (
-    r"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|[일이삼사오육칠팔구십백]+\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+    rf"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|{_HANGUL_NUMBER}\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
     r"|과반수|반수|전원"
 )
 # "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
 # 이내"); an age, a period or a grade is another kind.
-_AMOUNT = rf"\d[\d,]*\s*(만|천|억)?\s*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
+_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
 _PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
 DETAILS: tuple[Detail, ...] = (
@@ -115,9 +120,13 @@ _NOT_A_FIGURE = re.compile(
 )
 
 
-def states(detail: Detail, text: str) -> bool:
-    """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count)."""
-    return bool(detail.states.search(_NOT_A_FIGURE.sub(" ", text)))
+def states(detail: Detail, text: str, *, sanctions: bool = True) -> bool:
+    """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
+    nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost)."""
+    text = _NOT_A_FIGURE.sub(" ", text)
+    if not sanctions:
+        text = SANCTION.sub(" ", text)
+    return bool(detail.states.search(text))
 
 
 # A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",
@@ -402,8 +411,9 @@ def extract(
     best = scored[0].coverage
     rank = {item.n: i for i, item in enumerate(evidence)}
     ranked = by_rank(scored, rank)
-    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question))
-    stating = _stating(asked, scored, best_passages, detail_coverage * best, first)
+    sanctions = ASKS_SANCTION.search(question) is not None
+    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question), sanctions)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, first, sanctions)
     missing = [d.name for d in asked if d.name not in stating]
     chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
@@ -417,18 +427,19 @@ def _same_family(s: Sentence, first: Sentence) -> bool:
 
 
 def _stating(
-    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, first: Sentence
+    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, first: Sentence, sanctions: bool
 ) -> dict[str, Sentence]:
     """For each asked kind of figure, the best clause that states one: a clause of the answering ``provision``, or
     one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
-    not answer it; another 항 of the article that answers does)."""
+    not answer it; another 항 of the article that answers does). A penalty's figures count only when the question
+    asks about ``sanctions``."""
     out: dict[str, Sentence] = {}
     provision = first.item.label
     # An answering clause that leaves a figure to another instrument ("대통령령으로 정한다") is answered by that
     # instrument (the 시행령), not by a figure another article of its own document states about something else.
     delegates = DELEGATION.search(first.text) is not None
     for detail in asked:
-        delegated = delegates and not states(detail, first.text)
+        delegated = delegates and not states(detail, first.text, sanctions=sanctions)
         found = next(
             (
                 s
@@ -442,7 +453,7 @@ def _stating(
                         and not (delegated and s.item.doc == first.item.doc)
                     )
                 )
-                and states(detail, s.text)
+                and states(detail, s.text, sanctions=sanctions)
             ),
             None,
         )
@@ -468,18 +479,27 @@ def _answering(
     floor: float,
     asked: Sequence[Detail],
     cases: bool = False,
+    sanctions: bool = True,
 ) -> Sentence:
     """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
     among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
     ``asked`` for when there is one (``ranked``: the clauses by retrieval rank; ``best``: the best-covering one,
     when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
     one retrieval trusts most among those that bear on the question. A question asking for the ``cases`` (and no
-    figure) is answered by the highest-ranked bearing clause that lists conditions, when one does."""
+    figure) is answered by the highest-ranked bearing clause that lists conditions, when one does. A penalty's
+    figures state an asked figure only when the question asks about ``sanctions``."""
     bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
     first = listing[0] if listing else bearing[0] if bearing else best
     if asked:
-        first = next((s for s in bearing if s.item.label == first.item.label and all(states(d, s.text) for d in asked)), first)
+        first = next(
+            (
+                s
+                for s in bearing
+                if s.item.label == first.item.label and all(states(d, s.text, sanctions=sanctions) for d in asked)
+            ),
+            first,
+        )
     return first
 
 

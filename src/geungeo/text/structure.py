@@ -132,6 +132,14 @@ CONDITION_LIST = re.compile(
 DELEGATION = re.compile(
     r"(령|법률|규칙|조례|고시|규정|세칙|정관|학칙|위원회)\s*(으로|로|에서)\s*정(한다|하는|할|하여|한)|(따로|별도로)\s*정(한다|하는|할|하여|한)"
 )
+# A sanction's figure: "3년 이하의 징역", "500만원 이상 3천만원 이하의 벌금", "1천만원 이하의 과태료". A 벌칙 article
+# repeats the words of the duty it enforces, so its figures read like an answer to a question about the duty.
+_SANCTION_FIGURE = r"\d[\d,.]*\s*([만천억]\s*)*(원|년|개월|월|일)"
+SANCTION = re.compile(
+    rf"{_SANCTION_FIGURE}\s*(이상\s*)?({_SANCTION_FIGURE}\s*)?(이하|미만)의\s*(징역|금고|벌금|과태료|과료|과징금|구류|자격정지)"
+)
+# A question about sanctions: what the 벌칙 articles state.
+ASKS_SANCTION = re.compile(r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|제재|형사|penalt|fine[sd]?\b|punish|prison", re.IGNORECASE)
 ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
 # Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
 AMENDMENT = re.compile(
