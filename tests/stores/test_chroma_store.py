@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,31 @@ def test_pending_document_is_invisible_until_completed(tmp_path: Path) -> None:
     assert store.get([chunks2[0].id]) == []
     store.replace_document(record2, chunks2, vectors2, terms2)
     assert store.pending() == [] and store.count() == 6
+
+
+def test_a_reader_sees_the_last_committed_state_during_a_writers_transaction(tmp_path: Path) -> None:
+    """A reader (a search, the background BM25 rebuild) never sees half of a writer's transaction (before, every
+    thread read through the writer's connection and saw its uncommitted deletes)."""
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    record, chunks, vectors, terms = make_doc("d1", 3)
+    store.replace_document(record, chunks, vectors, terms)
+    seen: dict[str, object] = {}
+
+    def read() -> None:
+        started = time.perf_counter()
+        seen["count"], seen["got"] = store.count(), len(store.get([c.id for c in chunks]))
+        seen["seconds"] = time.perf_counter() - started
+
+    with store.catalog.db:  # a write in progress: the document's chunk rows deleted, not yet committed
+        store.catalog.db.execute("BEGIN IMMEDIATE")
+        store.catalog.db.execute("DELETE FROM chunks WHERE doc_id = 'd1'")
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(timeout=30)
+        store.catalog.db.execute("ROLLBACK")
+    assert seen["count"] == 3 and seen["got"] == 3
+    assert isinstance(seen["seconds"], float) and seen["seconds"] < 5.0
+    store.close()
 
 
 def test_links_are_derived_again_when_the_rules_change(tmp_path: Path) -> None:

@@ -49,6 +49,11 @@ class QueryRunner:
         self.llm = get_chat_model(self.settings) if llm == "auto" else llm
         data = self.settings.data_dir
         self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
+        # Every graph step writes a checkpoint: in WAL mode, NORMAL syncs at checkpoints, not at each commit, so an
+        # answer does not wait for the disk (an upload writing beside it made each fsync slow). A power cut may lose
+        # the last turns; an application crash loses nothing.
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
         allowed = [(m.__module__, m.__name__) for m in STATE_MODELS]
         self.checkpointer = SqliteSaver(self._conn, serde=JsonPlusSerializer(allowed_msgpack_modules=allowed))
         self.cache = AnswerCache(

@@ -4,12 +4,16 @@ The catalog is the embedded store's source of truth. A document row is written a
 ``pending`` before its vectors go to Chroma and flipped to ``complete`` in the same
 transaction that writes its chunk rows, so a killed process leaves the document pending
 (invisible to search) and the next ingestion redoes it.
+
+Writes go through one connection; every thread reads through a connection of its own, so a reader sees the last
+committed state (WAL) and never waits for a writer's transaction, nor sees half of one.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -58,7 +62,7 @@ def _chunk(row: sqlite3.Row | tuple[object, ...]) -> Chunk:
 
 
 class Catalog:
-    """Documents and chunks in one SQLite file (WAL, one writer)."""
+    """Documents and chunks in one SQLite file (WAL, one writer, a reading connection per thread)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,12 +71,26 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
         if self.get_meta("links_version") != str(references.VERSION):
             self.relink()
 
+    @property
+    def _read(self) -> sqlite3.Connection:
+        """This thread's reading connection (opened on first use; committed data only)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
     # --- key/value ---------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._read.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
@@ -91,7 +109,7 @@ class Catalog:
 
     # --- documents ---------------------------------------------------------------
     def documents(self, state: str = "complete") -> list[DocumentRecord]:
-        rows = self.db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE state = ? ORDER BY source, title", (state,))
+        rows = self._read.execute(f"SELECT {_DOC_COLS} FROM documents WHERE state = ? ORDER BY source, title", (state,))
         return [DocumentRecord(*row) for row in rows]
 
     def mark_pending(self, record: DocumentRecord) -> None:
@@ -138,25 +156,28 @@ class Catalog:
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         found: dict[str, Chunk] = {}
-        for start in range(0, len(ids), 500):
-            part = list(ids[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self.db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks}) AND {self._VISIBLE}", part)
-            found.update((c.id, c) for c in map(_chunk, rows))
+        db = self._read
+        with db:  # one snapshot for all the parts
+            db.execute("BEGIN")
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks}) AND {self._VISIBLE}", part)
+                found.update((c.id, c) for c in map(_chunk, rows))
         return [found[i] for i in ids if i in found]
 
     def chunks_of(self, doc_id: str) -> list[Chunk]:
-        rows = self.db.execute(
+        rows = self._read.execute(
             f"SELECT {_CHUNK_COLS} FROM chunks WHERE doc_id = ? AND {self._VISIBLE} ORDER BY ordinal", (doc_id,)
         )
         return [_chunk(r) for r in rows]
 
     def count(self) -> int:
-        return int(self.db.execute(f"SELECT COUNT(*) FROM chunks WHERE {self._VISIBLE}").fetchone()[0])
+        return int(self._read.execute(f"SELECT COUNT(*) FROM chunks WHERE {self._VISIBLE}").fetchone()[0])
 
     def iter_terms(self) -> Iterator[tuple[str, dict[str, object], list[str]]]:
         """(id, meta, terms) of every visible chunk, in a stable order."""
-        rows = self.db.execute(f"SELECT id, meta, terms FROM chunks WHERE {self._VISIBLE} ORDER BY doc_id, ordinal")
+        rows = self._read.execute(f"SELECT id, meta, terms FROM chunks WHERE {self._VISIBLE} ORDER BY doc_id, ordinal")
         for id_, meta, terms in rows:
             yield str(id_), json.loads(meta), json.loads(terms)
 
@@ -188,7 +209,7 @@ class Catalog:
         for start in range(0, len(ids), 500):
             part = list(ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            rows = self.db.execute(
+            rows = self._read.execute(
                 f"SELECT {self._LINK_COLS} FROM links WHERE source_id IN ({marks}) ORDER BY source_id, ord", part
             )
             out += [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in rows]
@@ -196,7 +217,7 @@ class Catalog:
 
     def references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
         marks = ",".join("?" * len(articles))
-        rows = self.db.execute(
+        rows = self._read.execute(
             f"SELECT {self._LINK_COLS} FROM links WHERE article IN ({marks}) "
             "AND substr(?, -length(target_key)) = target_key ORDER BY doc_id, source_id, ord",
             [*articles, squash(title)],
@@ -205,7 +226,7 @@ class Catalog:
 
     def article_chunks(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[str, str, str]]:
         docs, arts = ",".join("?" * len(doc_ids)), ",".join("?" * len(articles))
-        rows = self.db.execute(
+        rows = self._read.execute(
             f"SELECT id, doc_id, json_extract(meta, '$.article') FROM chunks WHERE doc_id IN ({docs}) "
             f"AND json_extract(meta, '$.article') IN ({arts}) AND NOT coalesce(json_extract(meta, '$.addendum'), 0) "
             f"AND {self._VISIBLE} ORDER BY doc_id, ordinal",
@@ -214,4 +235,8 @@ class Catalog:
         return [(str(i), str(d), str(a)) for i, d, a in rows]
 
     def close(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
         self.db.close()

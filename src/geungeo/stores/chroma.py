@@ -156,14 +156,15 @@ class ChromaStore(ChunkStore):
 
     # --- search ------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[tuple[str, float]]:
-        if self._vectors is None:
-            self._vectors = self.collection.count()
-        if self._vectors == 0:
+        vectors = self._vectors  # a writer may reset it meanwhile: read it once
+        if vectors is None:
+            vectors = self._vectors = self.collection.count()
+        if vectors == 0:
             return []
         pending = set(self.pending())
         res = self.collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
-            n_results=min(k + (100 if pending else 0), self._vectors),
+            n_results=min(k + (100 if pending else 0), vectors),
             where=to_chroma_where(where) if where is not None else None,
             include=["distances", "metadatas"] if pending else ["distances"],  # metadata only to skip pending docs
         )
