@@ -172,3 +172,30 @@ def test_the_hangul_script_data_is_read_in_preference_and_kor_eng_otherwise(monk
     monkeypatch.setattr(ocr, "_tesseract_languages", lambda: frozenset({"eng", "osd"}))
     if ocr.shutil.which("tesseract") is not None:
         assert "tesseract-ocr-script-hang" in (ocr.unavailable_reason() or "")
+
+
+def _page(size: int, lines: int = 8) -> Image.Image:
+    """A page of Korean text lines in a ``size``-pixel font (a scan's resolution is its text size)."""
+    if not FONT.is_file():
+        pytest.skip("a Korean font (fonts-nanum) is needed to render the fixture")
+    font = ImageFont.truetype(str(FONT), size)
+    text = [LINES[i % 2] for i in range(lines)]
+    image = Image.new("L", (size * 30, size * (2 * lines + 4)), 255)
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(text):
+        draw.text((size * 2, size * (2 + 2 * i)), line, font=font, fill=0)
+    return image
+
+
+def test_prepare_turns_a_skewed_page_upright() -> None:
+    page = _page(32)
+    assert abs(ocr.skew_angle(page)) < 0.3
+    skewed = page.rotate(2.0, resample=Image.Resampling.BICUBIC, fillcolor=255)  # counter-clockwise
+    assert ocr.skew_angle(skewed) == pytest.approx(-2.0, abs=0.3)
+    upright = ocr.prepare(skewed)
+    assert upright.size == skewed.size and abs(ocr.skew_angle(upright)) < 0.3
+    slight = page.rotate(0.3, resample=Image.Resampling.BICUBIC, fillcolor=255)
+    assert abs(ocr.skew_angle(slight)) < 0.5 and ocr.prepare(slight) is slight  # under 0.5° read as it is
+    assert ocr.prepare(skewed.convert("RGB")).getpixel((0, 0)) == (255, 255, 255)  # white corners
+    blank = Image.new("L", (800, 600), 255)
+    assert ocr.skew_angle(blank) == 0 and ocr.prepare(blank) is blank
