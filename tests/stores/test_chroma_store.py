@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from pathlib import Path
@@ -73,6 +74,8 @@ def test_a_reader_sees_the_last_committed_state_during_a_writers_transaction(tmp
         store.catalog.db.execute("ROLLBACK")
     assert seen["count"] == 3 and seen["got"] == 3
     assert isinstance(seen["seconds"], float) and seen["seconds"] < 5.0
+    gc.collect()  # the reader's thread has ended: its connection is gone with it (a server's threads come and go)
+    assert len(store.catalog._readers) == 1  # this thread's
     store.close()
 
 

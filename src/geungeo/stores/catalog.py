@@ -15,6 +15,7 @@ import json
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -61,6 +62,11 @@ def _chunk(row: sqlite3.Row | tuple[object, ...]) -> Chunk:
     )
 
 
+class _Reader(sqlite3.Connection):
+    """A thread's reading connection (a subclass, so that the catalog can hold it weakly: it closes when its thread
+    ends)."""
+
+
 class Catalog:
     """Documents and chunks in one SQLite file (WAL, one writer, a reading connection per thread)."""
 
@@ -72,7 +78,7 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # to close those still open with the catalog
         self._readers_lock = threading.Lock()
         if self.get_meta("links_version") != str(references.VERSION):
             self.relink()
@@ -80,12 +86,12 @@ class Catalog:
     @property
     def _read(self) -> sqlite3.Connection:
         """This thread's reading connection (opened on first use; committed data only)."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        conn: _Reader | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None, factory=_Reader)
             self._local.conn = conn
             with self._readers_lock:
-                self._readers.append(conn)
+                self._readers.add(conn)
         return conn
 
     # --- key/value ---------------------------------------------------------------
@@ -236,7 +242,7 @@ class Catalog:
 
     def close(self) -> None:
         with self._readers_lock:
-            for conn in self._readers:
+            for conn in list(self._readers):
                 conn.close()
             self._readers.clear()
         self.db.close()
