@@ -36,6 +36,7 @@ from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
 from geungeo.settings import Settings
+from geungeo.sqlite import use_wal
 
 __all__ = ["QueryRunner", "StreamEvent", "default_runner", "run_query", "stream_query"]
 
@@ -49,11 +50,7 @@ class QueryRunner:
         self.llm = get_chat_model(self.settings) if llm == "auto" else llm
         data = self.settings.data_dir
         self._conn = sqlite3.connect(data / "conversations.sqlite", check_same_thread=False)
-        # Every graph step writes a checkpoint: in WAL mode, NORMAL syncs at checkpoints, not at each commit, so an
-        # answer does not wait for the disk (an upload writing beside it made each fsync slow). A power cut may lose
-        # the last turns; an application crash loses nothing.
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        use_wal(self._conn)  # every graph step writes a checkpoint: an answer must not wait for the disk
         allowed = [(m.__module__, m.__name__) for m in STATE_MODELS]
         self.checkpointer = SqliteSaver(self._conn, serde=JsonPlusSerializer(allowed_msgpack_modules=allowed))
         self.cache = AnswerCache(

@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from geungeo.sqlite import use_wal
 from geungeo.text import references
 from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
@@ -74,8 +75,7 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        use_wal(self.db)
         self.db.executescript(_SCHEMA)
         self._local = threading.local()
         self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # to close those still open with the catalog
