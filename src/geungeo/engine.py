@@ -6,7 +6,7 @@ stores or providers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -84,6 +84,14 @@ class Engine:
     def search(self, query: str, *, k: int | None = None, where: Filter | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Hybrid search over the store."""
         return self.retriever.search(query, k=k, where=where, mode=mode)
+
+    def similarity(self, question: str, texts: Sequence[str]) -> list[float]:
+        """How close in meaning each of ``texts`` is to ``question``: the embedder's cosine of a query against
+        passages (which clause of a provision an extractive answer quotes)."""
+        if not texts:
+            return []
+        query = self.embedder.embed([question], query=True)[0]
+        return [float(x) for x in self.embedder.embed(list(texts)) @ query]
 
     def close(self) -> None:
         self.store.close()

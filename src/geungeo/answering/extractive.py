@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -355,6 +356,10 @@ DETAIL_COVERAGE = 0.6
 misses and more answerable questions)."""
 
 
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""How close in meaning each text is to the question (the embedder's cosine): ``similarity(question, texts)``."""
+
+
 def extract(
     question: str,
     evidence: Sequence[EvidenceItem],
@@ -365,6 +370,7 @@ def extract(
     passages: int = ANSWER_PASSAGES,
     quote_coverage: float = QUOTE_COVERAGE,
     detail_coverage: float = DETAIL_COVERAGE,
+    similarity: Similarity | None = None,
 ) -> Extract:
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
@@ -374,7 +380,11 @@ def extract(
     question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes from another
     provision (another citation label) among them, with the same floor, and adds a word of the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
-    least ``detail_coverage`` times as well; that clause is quoted too."""
+    least ``detail_coverage`` times as well; that clause is quoted too.
+
+    Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
+    the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
+    best-covering one."""
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
@@ -410,7 +420,9 @@ def extract(
     best_passages = {item.n for item in evidence[:passages]}
     best = scored[0].coverage
     rank = {item.n: i for i, item in enumerate(evidence)}
-    ranked = by_rank(scored, rank)
+    bearing = [s for s in scored if s.item.n in best_passages and s.coverage >= quote_coverage * best and s.coverage > 0]
+    closeness = _closeness(question, bearing, similarity)
+    ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
     first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question), sanctions)
     stating = _stating(asked, scored, best_passages, detail_coverage * best, first, sanctions)
@@ -435,11 +447,13 @@ def _stating(
     asks about ``sanctions``."""
     out: dict[str, Sentence] = {}
     provision = first.item.label
-    # An answering clause that leaves a figure to another instrument ("대통령령으로 정한다") is answered by that
-    # instrument (the 시행령), not by a figure another article of its own document states about something else.
-    delegates = DELEGATION.search(first.text) is not None
+    # A provision that leaves a figure to another instrument ("대통령령으로 정한다") in its answering clause or in the
+    # clause sharing most words with the question is answered by that instrument (the 시행령), not by a figure
+    # another article of its own document states about something else.
+    own = [first, max((s for s in scored if s.item.label == provision), key=lambda s: s.coverage, default=first)]
+    delegates = any(DELEGATION.search(s.text) for s in own)
     for detail in asked:
-        delegated = delegates and not states(detail, first.text, sanctions=sanctions)
+        delegated = delegates and not any(states(detail, s.text, sanctions=sanctions) for s in own)
         found = next(
             (
                 s
@@ -462,14 +476,28 @@ def _stating(
     return out
 
 
-def by_rank(scored: list[Sentence], rank: dict[int, int]) -> list[Sentence]:
-    """``scored`` by the retrieval rank of their provision, then by coverage; a provision split over several
-    passages (an article's 항, a long table's rows) ranks as its best passage."""
+def _closeness(question: str, bearing: list[Sentence], similarity: Similarity | None) -> dict[str, float]:
+    """The similarity to ``question`` of the ``bearing`` clauses of each provision that has several (none without
+    ``similarity``)."""
+    if similarity is None:
+        return {}
+    per_label = Counter(s.item.label for s in bearing)
+    texts = list(dict.fromkeys(s.text for s in bearing if per_label[s.item.label] > 1))
+    if not texts:
+        return {}
+    return dict(zip(texts, (float(x) for x in similarity(question, texts)), strict=True))
+
+
+def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, float] | None = None) -> list[Sentence]:
+    """``scored`` by the retrieval rank of their provision, then by ``closeness`` in meaning to the question (when
+    known), then by coverage; a provision split over several passages (an article's 항, a long table's rows) ranks
+    as its best passage."""
     label_rank: dict[str, int] = {}
     for s in scored:
         r = rank.get(s.item.n, len(rank))
         label_rank[s.item.label] = min(r, label_rank.get(s.item.label, r))
-    return sorted(scored, key=lambda s: (label_rank[s.item.label], -s.coverage))
+    close = closeness or {}
+    return sorted(scored, key=lambda s: (label_rank[s.item.label], -close.get(s.text, -2.0), -s.coverage))
 
 
 def _answering(

@@ -20,7 +20,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from geungeo.answering.extractive import Extract, extract
+from geungeo.answering.extractive import Extract, Similarity, extract
 from geungeo.answering.models import CITATION_MARK, REFUSAL, Answer, Citation, EvidenceItem
 from geungeo.llm.base import stream_text
 from geungeo.prompts import load, render, system_message
@@ -135,14 +135,16 @@ def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
     return min(1.0, best)
 
 
-def extract_evidence(question: str, items: Sequence[EvidenceItem], lexicon: Lexicon | None, settings: Settings) -> Extract:
-    """The extractive answer and evidence score of ``items`` under the settings' thresholds."""
-    return extract(
-        question,
-        items,
-        lexicon,
-        agreement=agreement(items, settings),
-    )
+def extract_evidence(
+    question: str,
+    items: Sequence[EvidenceItem],
+    lexicon: Lexicon | None,
+    settings: Settings,
+    similarity: Similarity | None = None,
+) -> Extract:
+    """The extractive answer and evidence score of ``items`` under the settings' thresholds (``similarity``: how
+    a provision's clause to quote is chosen by meaning, :func:`geungeo.answering.extractive.extract`)."""
+    return extract(question, items, lexicon, agreement=agreement(items, settings), similarity=similarity)
 
 
 @dataclass
@@ -184,6 +186,7 @@ class Request:
     deadline: float | None = None  # time.monotonic() after which no model call starts
     llm_failure: str = ""  # the chat model already failed in this question: do not call it again
     store_empty: bool = False  # the store holds no documents (a refusal says so)
+    similarity: Similarity | None = None  # the embedder's closeness of a text to the question (extractive quotes)
 
 
 def compose_answer(
@@ -208,7 +211,7 @@ def compose_answer(
     if llm is not None and not failure and request.deadline is not None and time.monotonic() >= request.deadline:
         failure = "the answer deadline passed"
     if llm is None or failure:
-        composed = yield from _extractive(question, evidence, lexicon, settings, request.extracted)
+        composed = yield from _extractive(question, evidence, lexicon, settings, request)
         if failure:
             composed.llm_failure = failure
             composed.warnings.append(llm_unavailable(failure))
@@ -229,7 +232,7 @@ def compose_answer(
     raw = "".join(parts).strip()
     if not raw:  # the model failed (or said nothing): the extractive answer stands in
         reason = info.failure
-        composed = yield from _extractive(question, evidence, lexicon, settings, request.extracted)
+        composed = yield from _extractive(question, evidence, lexicon, settings, request)
         composed.llm_calls = info.attempts
         composed.llm_failure = reason
         composed.warnings.append(llm_unavailable(reason))
@@ -245,10 +248,10 @@ def _extractive(
     evidence: list[EvidenceItem],
     lexicon: Lexicon | None,
     settings: Settings,
-    extracted: Extract | None,
+    request: Request,
 ) -> Generator[str, None, Composed]:
     """The extractive answer: the evidence's answering sentences quoted with citations, or 근거 부족."""
-    ex = extracted or extract_evidence(question, evidence, lexicon, settings)
+    ex = request.extracted or extract_evidence(question, evidence, lexicon, settings, request.similarity)
     if not ex.answers(settings.min_evidence_score):
         reason: RefusalReason = "nothing" if not ex.covered else "unstated" if ex.missing else "weak"
         text = refusal_text(question, evidence, ex.missing, reason=reason, related=ex.related())
