@@ -205,11 +205,9 @@ def render(runs: Sequence[Run], settings: Settings, embed_rate: float, peak_mb: 
         out += ["", "| ingestion | value |", "|---|---|"]
         out += [f"| {k} | {v:,.1f} |" for k, v in run.ingest.items()]
         out.append("")
-    out += [
-        f"Embedding throughput (uncached `{settings.embed_provider}`, 96 random chunks): {embed_rate:.1f} chunks/s.",
-        f"Peak memory (max RSS of the benchmark process): {peak_mb:,.0f} MB.",
-        "",
-    ]
+    if embed_rate:
+        out.append(f"Embedding throughput (uncached `{settings.embed_provider}`, 96 random chunks): {embed_rate:.1f} chunks/s.")
+    out += [f"Peak memory (max RSS of the benchmark process): {peak_mb:,.0f} MB.", ""]
     return "\n".join(out)
 
 
