@@ -27,13 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import retrieval as R  # noqa: E402  (the benchmark next door: its runs, tables and measures)
-
-from geungeo.engine import build_engine  # noqa: E402
-from geungeo.evaluation import Question, load_questions  # noqa: E402
-from geungeo.settings import Settings  # noqa: E402
-from geungeo.testing.postgres import embedded_postgres  # noqa: E402
-from geungeo.text.kiwi import bm25_terms  # noqa: E402
+import retrieval as R
+from geungeo.engine import build_engine
+from geungeo.evaluation import Question, load_questions
+from geungeo.settings import Settings
+from geungeo.testing.postgres import embedded_postgres
+from geungeo.text.kiwi import bm25_terms
 
 TOP = 10
 
@@ -111,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs.append(run)
 
     report = R.render(runs, chroma, 0.0, R.peak_rss_mb(), started)
-    lines = ["", "## Hybrid search against raw bm25s + numpy (same run)", "", "| store | hybrid p50 / p95 ms | raw p50 / p95 ms | ratio p50 / p95 |", "|---|---|---|---|"]
+    lines = ["", "## Hybrid search against raw bm25s + numpy (same run)", ""]
+    lines += ["| store | hybrid p50 / p95 ms | raw p50 / p95 ms | ratio p50 / p95 |", "|---|---|---|---|"]
     for run in runs:
         (h50, h95), (r50, r95) = run.latency_ms["hybrid"], run.latency_ms["raw bm25s + numpy top-10"]
         lines.append(f"| {run.name} | {h50:.1f} / {h95:.1f} | {r50:.1f} / {r95:.1f} | {h50 / r50:.1f}× / {h95 / r95:.1f}× |")

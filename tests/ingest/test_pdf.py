@@ -12,6 +12,7 @@ import pytest
 from geungeo.errors import LoaderError
 from geungeo.ingest import load_file
 from geungeo.ingest.pdf import paragraphs, running_furniture
+from geungeo.ingest.pdf_layout import PageChars, PageLayout
 from geungeo.text.normalize import nfc, squash
 from geungeo.types import Document, Element
 from tests.conftest import CORPUS, QUESTIONS, need_shared
@@ -96,6 +97,46 @@ def test_nfd_file_name_gives_nfc_source(tmp_path: Path) -> None:
 def test_wrapped_lines_join_and_bullets_start_paragraphs() -> None:
     lines = ["첫 문단은 여기서 ", "이어진다", "∙ 글머리 문단이 ", "다음 줄로 이어지고 ", "n 새 글머리", "끝"]
     assert paragraphs(lines) == ["첫 문단은 여기서 이어진다", "∙ 글머리 문단이 다음 줄로 이어지고", "n 새 글머리", "끝"]
+
+
+def _page(lines: list[tuple[str, float, float]]) -> PageLayout:
+    """A page of ``lines`` (text, left and right edge in points), 10 pt high, one below the other."""
+    text, boxes = "", []
+    for row, (line, left, right) in enumerate(lines):
+        top = 800.0 - 14.0 * row
+        width = (right - left) / max(len(line), 1)
+        boxes += [(left + i * width, top - 10.0, left + (i + 1) * width, top) for i in range(len(line))]
+        boxes += [(right, top - 10.0, right, top)] * 2
+        text += line + "\r\n"
+    return PageLayout(PageChars(text, boxes))
+
+
+def test_a_line_wrapped_at_the_right_edge_without_a_space_joins_the_next() -> None:
+    items = _page(
+        [
+            ("n 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터", 74.0, 546.0),  # wrapped: no space kept
+            ("사용방식을 바꿀 것이라는 전망을 제시", 88.0, 400.0),
+            ("∙ (교육) 에이전트가 1대 1 가정교사의 역할을 맡아 교육 경험을 제공", 80.0, 546.0),  # full, then a bullet
+            ("∙ (생산성) 사업계획 작성을 지원", 80.0, 300.0),
+            ("짧은 제목 줄", 66.0, 200.0),  # short: a line of its own
+            ("다음 문단", 66.0, 250.0),
+        ]
+    ).items()
+    assert paragraphs([str(i) for i in items]) == [
+        "n 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식을 바꿀 것이라는 전망을 제시",
+        "∙ (교육) 에이전트가 1대 1 가정교사의 역할을 맡아 교육 경험을 제공",
+        "∙ (생산성) 사업계획 작성을 지원",
+        "짧은 제목 줄",
+        "다음 문단",
+    ]
+
+
+def test_the_brief_quotes_whole_sentences_where_its_lines_wrap(brief: Document) -> None:
+    sentence = (
+        "n 빌 게이츠 마이크로소프트 창업자가 2023년 11월 9일 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식과 "
+        "소프트웨어 산업을 완전히 변화시킬 것이라는 전망을 제시"
+    )
+    assert sentence in [e.text for e in brief.elements if e.page == 16]
 
 
 def test_lines_repeated_at_page_edges_are_furniture() -> None:

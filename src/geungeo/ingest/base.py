@@ -25,8 +25,9 @@ class Loader(Protocol):
 
 
 # What loaders and chunking emit, versioned: a file already ingested is parsed again when this changes
-# (2: tables as structured entities in Markdown, PDF tables and figures, page images).
-FORMAT_VERSION = 2
+# (2: tables as structured entities in Markdown, PDF tables and figures, page images; 3: PDF lines wrapped without a
+# space joined).
+FORMAT_VERSION = 3
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")

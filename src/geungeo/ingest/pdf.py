@@ -35,7 +35,7 @@ import pypdfium2.raw as pdfium_c
 from geungeo.errors import LoaderError
 from geungeo.ingest import ocr
 from geungeo.ingest.base import Loader, loader, source_name
-from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, text_lines
+from geungeo.ingest.pdf_layout import BULLET, PageChars, PageLayout, figure_candidates, text_lines
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
 from geungeo.ingest.tables import table_element
 from geungeo.text.normalize import clean_text, nfc
@@ -51,8 +51,6 @@ _EDGE_LINES = 3  # lines at the top and at the bottom of a page that may be runn
 _MIN_FURNITURE_PAGES = 3
 _DIGITS = re.compile(r"\d+")
 _LEADER_DOTS = re.compile(r"\s*[·.․‥…]{4,}\s*")
-# Bullets and list marks that open a paragraph ("n" and "£" are symbol-font bullets as extracted).
-_BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<]|[n£]\s|\d+\.\s)")
 _UNTITLED = re.compile(r"^(?:untitled|제목\s*없음|microsoft\s+\w+\s*-)|\.\w{2,4}$", re.I)
 
 
@@ -77,7 +75,7 @@ def paragraphs(lines: list[str]) -> list[str]:
     current: list[str] = []
     for raw in lines:
         line = _LEADER_DOTS.sub(" ", raw)
-        if current and _BULLET.match(line.lstrip()):
+        if current and BULLET.match(line.lstrip()):
             out.append(" ".join(current))
             current = []
         if line.strip():

@@ -11,6 +11,7 @@ below the image. Source lines are copied, not moved: they also cite the surround
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -41,6 +42,8 @@ _CAPTIONS: dict[CaptionKind, re.Pattern[str]] = {
     ),
 }
 _TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracketed title line: <구글 딥마인드의 …>
+# Bullets and list marks that open a paragraph ("n" and "£" are symbol-font bullets as extracted).
+BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<]|[n£]\s|\d+\.\s)")
 _SOURCE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
 _INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
 
@@ -173,17 +176,42 @@ class PageLayout:
         self.anchors.setdefault(self._below(rect), []).append(element)
 
     def items(self) -> list[str | Element]:
-        """The page's text lines with the table and figure elements at their places."""
+        """The page's text lines with the table and figure elements at their places; a line wrapped without a
+        space at its end gets one (see :meth:`_wrapped`), so that the paragraphs join it to the next."""
         out: list[str | Element] = []
         kept: list[str] = []
+        wrapped = self._wrapped()
         for i, ch in enumerate([*self.chars.text, ""]):
             if i in self.anchors:
                 out += text_lines("".join(kept))
                 out += self.anchors[i]
                 kept = []
+            if i in wrapped:
+                kept.append(" ")
             if i not in self.dropped:
                 kept.append(ch)
         return out + text_lines("".join(kept))
+
+    def _wrapped(self) -> set[int]:
+        """The ends of lines that run to the right edge of the page's text, end without a space (pdfium leaves
+        none where the line break took the place of one) and go on in the line right below, which opens no
+        bullet: "… AI 에이전트가 컴퓨터" / "사용방식과 소프트웨어 산업을 …"."""
+        lines = [line for line in self.lines if not self._gone(line)]
+        if not lines:
+            return set()
+        right = max(line.box[2] for line in lines)
+        out = set()
+        for above, below in itertools.pairwise(lines):
+            height = above.box[3] - above.box[1]
+            if (
+                right - above.box[2] <= 1.5 * height
+                and not self.chars.text[above.end - 1].isspace()
+                and 0 <= above.box[1] - below.box[3] <= height
+                and below.start not in self.anchors
+                and not BULLET.match(below.text.lstrip())
+            ):
+                out.add(above.end)
+        return out
 
     def _below(self, rect: Rect) -> int:
         """Where a region enters the reading order: before the line right under it, else after
