@@ -294,9 +294,7 @@ class Agent:
             asked = question
         started = time.perf_counter()
         llm = None if extractive else self.ctx.llm
-        engine = self.ctx.engine
-        empty = not items and engine.store.count() == 0
-        request = Request(deadline=self.deadline, store_empty=empty, similarity=engine.similarity)
+        request = Request.over(self.ctx.engine, items, deadline=self.deadline)
         composing = compose_answer(asked, items, llm, self.settings, self.ctx.lexicon, request)
         while True:
             try:

@@ -203,7 +203,7 @@ class Toolbox:
     def answer(self, question: str, context: Sequence[str], *, llm: BaseChatModel | None, lexicon: Lexicon | None) -> Answer:
         """A cited answer from the passages ``context`` names (nothing found there: 근거 부족)."""
         items = evidence_items(self.passages(context))
-        request = Request(store_empty=not items and self.engine.store.count() == 0, similarity=self.engine.similarity)
+        request = Request.over(self.engine, items)
         composed = drain(compose_answer(question, items, llm, self.engine.settings, lexicon, request))
         return composed.to_answer(question, items)
 

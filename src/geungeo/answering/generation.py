@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -28,6 +28,9 @@ from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
+
+if TYPE_CHECKING:
+    from geungeo.engine import Engine
 
 GENERATE_PROMPT = "generate"  # prompts/generate.md; a strict regeneration adds prompts/generate_strict.md
 
@@ -187,6 +190,12 @@ class Request:
     llm_failure: str = ""  # the chat model already failed in this question: do not call it again
     store_empty: bool = False  # the store holds no documents (a refusal says so)
     similarity: Similarity | None = None  # the embedder's closeness of a text to the question (extractive quotes)
+
+    @classmethod
+    def over(cls, engine: Engine, evidence: Sequence[EvidenceItem], **options: Any) -> Request:
+        """A request to answer from ``evidence`` found in ``engine``'s store: its embedder chooses the clauses an
+        extractive answer quotes, and a refusal for lack of evidence says when the store is empty."""
+        return cls(store_empty=not evidence and engine.store.count() == 0, similarity=engine.similarity, **options)
 
 
 def compose_answer(

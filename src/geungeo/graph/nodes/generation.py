@@ -18,15 +18,15 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
     question = state.get("standalone") or state["question"]
     done = state.get("extract")  # the judge's extraction over this same evidence
     plan = state.get("plan")
-    request = Request(
+    request = Request.over(
+        ctx.engine,
+        items,
         style=plan.answer_style if plan else "normal",
         strict=strict,
         feedback=feedback,
         extracted=Extract.from_state(done, items) if done else None,
         deadline=tracker.deadline,
         llm_failure="" if ctx.extractive or tracker.llm_usable() else tracker.llm_failure,
-        store_empty=not items and ctx.engine.store.count() == 0,
-        similarity=ctx.engine.similarity,
     )
     composing = compose_answer(question, items, ctx.llm if not ctx.extractive else None, ctx.settings, ctx.lexicon, request)
     composed = _stream(composing)
