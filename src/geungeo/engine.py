@@ -6,6 +6,7 @@ stores or providers.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,6 +28,8 @@ from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.factory import drop_store, open_store
 from geungeo.text.kiwi import HEADER_WEIGHT, tokenizer_id
 from geungeo.types import Hit
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -90,8 +93,12 @@ class Engine:
         passages (which clause of a provision an extractive answer quotes)."""
         if not texts:
             return []
-        query = self.embedder.embed([question], query=True)[0]
-        return [float(x) for x in self.embedder.embed(list(texts)) @ query]
+        try:
+            query = self.embedder.embed([question], query=True)[0]
+            return [float(x) for x in self.embedder.embed(list(texts)) @ query]
+        except Exception as exc:  # a remote embedder that fails: the clauses are chosen by their words instead
+            log.warning("clause similarity unavailable (%s): quoting by word coverage", exc)
+            return []
 
     def close(self) -> None:
         self.store.close()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 from geungeo.answering.extractive import extract, split_sentences
 from geungeo.answering.models import EvidenceItem
+from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings
+from tests.fixtures import vacation_law_store
 
 
 def _item(n: int, label: str, text: str, doc: str = "법") -> EvidenceItem:
@@ -386,3 +390,18 @@ def test_a_provision_delegating_the_figure_in_its_best_covering_clause_still_del
 
     answer = extract(question, [assembly, president], None, similarity=meaning)
     assert answer.sentences[0].text.startswith("①") and answer.missing == ["나이 / age"]
+
+
+def test_an_embedder_that_fails_leaves_the_clause_with_the_most_words(tmp_path: Path) -> None:
+    question = "청소년 출입이 금지된 업소라도 부모와 같이 가면 들어갈 수 있나요?"
+    assert extract(question, [ENTRY], None, similarity=lambda _q, _t: []).sentences[0].text.startswith("②")
+    engine = build_engine(Settings(data_dir=vacation_law_store(tmp_path), embed_provider="fake"))
+
+    def down(*_args: object, **_kwargs: object) -> NoReturn:
+        raise ConnectionError("embedding server unreachable")
+
+    engine.embedder.embed = down  # type: ignore[method-assign]
+    try:
+        assert engine.similarity(question, ["④ 청소년이 친권자등을 동반할 때"]) == []
+    finally:
+        engine.close()

@@ -478,14 +478,15 @@ def _stating(
 
 def _closeness(question: str, bearing: list[Sentence], similarity: Similarity | None) -> dict[str, float]:
     """The similarity to ``question`` of the ``bearing`` clauses of each provision that has several (none without
-    ``similarity``)."""
+    ``similarity``, or when it gives none)."""
     if similarity is None:
         return {}
     per_label = Counter(s.item.label for s in bearing)
     texts = list(dict.fromkeys(s.text for s in bearing if per_label[s.item.label] > 1))
-    if not texts:
+    values = list(similarity(question, texts)) if texts else []
+    if len(values) != len(texts):  # none (the embedder failed): by coverage
         return {}
-    return dict(zip(texts, (float(x) for x in similarity(question, texts)), strict=True))
+    return dict(zip(texts, (float(x) for x in values), strict=True))
 
 
 def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, float] | None = None) -> list[Sentence]:
