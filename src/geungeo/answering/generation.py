@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -26,11 +26,9 @@ from geungeo.llm.base import stream_text
 from geungeo.prompts import load, render, system_message
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
+from geungeo.stores.base import ChunkStore
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
-
-if TYPE_CHECKING:
-    from geungeo.engine import Engine
 
 GENERATE_PROMPT = "generate"  # prompts/generate.md; a strict regeneration adds prompts/generate_strict.md
 
@@ -178,6 +176,16 @@ class Composed:
         )
 
 
+class Source(Protocol):
+    """Where the evidence was found (:class:`geungeo.engine.Engine`): its store, and its embedder's closeness of
+    texts to a question."""
+
+    @property
+    def store(self) -> ChunkStore: ...
+
+    def similarity(self, question: str, texts: Sequence[str]) -> list[float]: ...
+
+
 @dataclass(frozen=True)
 class Request:
     """How to write one answer: the answer style, strictness, a grader's feedback, a finished extraction."""
@@ -192,10 +200,10 @@ class Request:
     similarity: Similarity | None = None  # the embedder's closeness of a text to the question (extractive quotes)
 
     @classmethod
-    def over(cls, engine: Engine, evidence: Sequence[EvidenceItem], **options: Any) -> Request:
-        """A request to answer from ``evidence`` found in ``engine``'s store: its embedder chooses the clauses an
-        extractive answer quotes, and a refusal for lack of evidence says when the store is empty."""
-        return cls(store_empty=not evidence and engine.store.count() == 0, similarity=engine.similarity, **options)
+    def over(cls, source: Source, evidence: Sequence[EvidenceItem], **options: Any) -> Request:
+        """A request to answer from ``evidence`` found in ``source``: its embedder chooses the clauses an extractive
+        answer quotes, and a refusal for lack of evidence says when its store is empty."""
+        return cls(store_empty=not evidence and source.store.count() == 0, similarity=source.similarity, **options)
 
 
 def compose_answer(
