@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from geungeo.answering.extractive import extract, split_sentences
+from geungeo.answering.extractive import clauses, extract, split_sentences
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
@@ -405,3 +405,16 @@ def test_an_embedder_that_fails_leaves_the_clause_with_the_most_words(tmp_path: 
         assert engine.similarity(question, ["④ 청소년이 친권자등을 동반할 때"]) == []
     finally:
         engine.close()
+
+
+def test_a_source_line_is_not_quoted_as_what_it_attributes() -> None:
+    page = _item(
+        1,
+        "AI 브리프 p.20",
+        "n 갈릴레오가 LLM 환각 지수를 발표\n∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가\n"
+        "☞ 출처: Galileo, LLM Hallucination Index, 2023.11.15.",
+    )
+    quotable = [c.text for c in clauses(page.text)]
+    assert quotable == ["n 갈릴레오가 LLM 환각 지수를 발표", "∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가"]
+    answer = extract("LLM Hallucination Index에서 라마2를 능가한 모델은?", [page], None)
+    assert "제퍼" in answer.sentences[0].text

@@ -29,6 +29,7 @@ from geungeo.text.structure import (
     LIST_LEAD,
     RUN_IN_PARAGRAPH,
     SANCTION,
+    SOURCE_LINE,
 )
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
@@ -301,7 +302,8 @@ def clauses(text: str) -> list[Clause]:
 
     A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
     leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
-    lead sentence (whose words count half), or a table row. Bare headings and short fragments are left out."""
+    lead sentence (whose words count half), or a table row. Bare headings, source lines ("☞ 출처: …") and short
+    fragments are left out."""
     out: list[Clause] = []
     for is_table, group in itertools.groupby(text.split("\n"), key=_is_table_line):
         lines = list(group)
@@ -321,7 +323,7 @@ def clauses(text: str) -> list[Clause]:
                 out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
-    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text)]
+    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
 
 
 # A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).

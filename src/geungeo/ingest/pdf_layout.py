@@ -23,6 +23,7 @@ import pypdfium2.raw as pdfium_c
 
 from geungeo.ingest.pdf_tables import Rect
 from geungeo.text.normalize import clean_text, nfc
+from geungeo.text.structure import SOURCE_LINE
 from geungeo.types import Element
 
 CaptionKind = Literal["table", "figure"]
@@ -44,7 +45,6 @@ _CAPTIONS: dict[CaptionKind, re.Pattern[str]] = {
 _TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracketed title line: <구글 딥마인드의 …>
 # Bullets and list marks that open a paragraph ("n" and "£" are symbol-font bullets as extracted).
 BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<]|[n£]\s|\d+\.\s)")
-_SOURCE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
 _INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
 
 
@@ -159,7 +159,7 @@ class PageLayout:
 
     def source_line(self, rect: Rect) -> str | None:
         """A source line (``☞ 출처: …``) just below ``rect``, left in the running text."""
-        line = self._nearest(rect, lambda text: bool(_SOURCE.match(text)))
+        line = self._nearest(rect, lambda text: bool(SOURCE_LINE.match(text)))
         return clean_text(nfc(line.text)) if line else None
 
     def in_table(self, rect: Rect) -> bool:

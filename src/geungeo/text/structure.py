@@ -116,6 +116,8 @@ def article_key(label: str) -> tuple[int, int]:
 BARE_HEADING = re.compile(
     r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
 )
+# A line naming a source ("☞ 출처: Galileo, …", "자료: 통계청"): it attributes what is around it, it does not say it.
+SOURCE_LINE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
 # A 항 run into the line before it ("…말한다. ② …"): it starts a clause of its own.
 RUN_IN_PARAGRAPH = re.compile(rf"(?<=[.다>)\]])\s*(?=[{CIRCLED}])")
 # 호 ("1.", "2의2."), 목 ("가.") and numbered items ("1)", "가)").
