@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=R.SHARED)
     ap.add_argument("--work", type=Path, required=True, help="the Chroma scale store's data directory")
     ap.add_argument("--embedder", default="e5-onnx")
-    ap.add_argument("--precision", default="fp32", help="the precision the Chroma store was embedded with")
+    ap.add_argument("--precision", default="q4", help="the precision the Chroma store was embedded with")
     ap.add_argument("--laws", type=Path, default=None, help="the unpacked statutes (default: laws-all beside --work)")
     ap.add_argument("--modes", default="sparse,dense,hybrid")
     ap.add_argument("--out", type=Path, default=R.ROOT / "benchmarks" / "reports" / "scale-stores.md")

