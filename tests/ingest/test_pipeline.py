@@ -219,6 +219,24 @@ def test_unchanged_file_is_not_parsed_again(tmp_path: Path) -> None:
     engine.close()
 
 
+
+def test_a_new_chunk_size_rewrites_a_document_whose_text_is_the_same(tmp_path: Path) -> None:
+    """The manifest parses the file again when the way documents are chunked changes (chunk size, the loaders'
+    format version); its documents must then be written again although their text is the same, else the store
+    keeps chunks (and chunk metadata) of the old way."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write(docs, "가족돌봄법", "가족의 돌봄과 간병을 위한 " * 8)
+    engine = build_engine(_settings(tmp_path))
+    engine.ingest([docs])
+    assert engine.store.count() == 3  # 제1조, 제2조, 부칙
+    engine.close()
+    small = build_engine(_settings(tmp_path).model_copy(update={"chunk_size": 100, "chunk_overlap": 0}))
+    again = small.ingest([docs])
+    assert again.files[0].parsed and again.written_chunks == small.store.count() > 3
+    small.close()
+
+
 _SLOW_PARSE = """
 import sys, time
 from pathlib import Path

@@ -18,12 +18,20 @@ import numpy as np
 from geungeo.chunking import chunk_document
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import LoaderError
-from geungeo.ingest.base import load_file
+from geungeo.ingest.base import FORMAT_VERSION, load_file
 from geungeo.ingest.page_images import attach, render_pages
 from geungeo.settings import Settings
 from geungeo.text.kiwi import chunk_terms
-from geungeo.text.normalize import nfc
+from geungeo.text.normalize import content_hash, nfc
 from geungeo.types import Chunk, Document, DocumentRecord
+
+
+def stored_hash(doc: Document, settings: Settings) -> str:
+    """What a document is stored under: its content and how it was chunked (the loaders' format version, chunk
+    size and overlap, page images), so that a new format or chunk size rewrites a document whose text is the same
+    (its chunks' metadata may not be)."""
+    how = f"{FORMAT_VERSION}|{settings.chunk_size}|{settings.chunk_overlap}|{settings.page_images}"
+    return content_hash(f"{how}|{doc.content_hash}")
 
 
 @dataclass
@@ -179,7 +187,7 @@ class Parser:
         pending: list[Pending] = []
         for doc in docs:
             old = known.get(doc.doc_id)
-            if old is not None and old.content_hash == doc.content_hash:
+            if old is not None and old.content_hash == stored_hash(doc, self.settings):
                 result.unchanged += 1
                 result.chunks += old.chunk_count
                 continue

@@ -37,6 +37,7 @@ from geungeo.ingest.parsing import (
     embedded,
     index_terms,
     parsed_items,
+    stored_hash,
 )
 from geungeo.ingest.worker import IngestionProcess
 from geungeo.settings import Settings
@@ -71,8 +72,10 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
     return files, skipped
 
 
-def _record(doc: Document, chunks: list[Chunk]) -> DocumentRecord:
-    return DocumentRecord(doc.doc_id, doc.source, doc.title, doc.kind, doc.code, doc.content_hash, len(chunks), origin=doc.origin)
+def _record(doc: Document, chunks: list[Chunk], settings: Settings) -> DocumentRecord:
+    return DocumentRecord(
+        doc.doc_id, doc.source, doc.title, doc.kind, doc.code, stored_hash(doc, settings), len(chunks), origin=doc.origin
+    )
 
 
 class Ingestor:
@@ -204,7 +207,8 @@ class Ingestor:
                 raise ValueError(f"{item.doc.source}: a document reached the writer without its vectors")
             t0 = time.perf_counter()
             with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
-                self.store.replace_document(_record(item.doc, item.chunks), item.chunks, item.vectors, item.terms or [])
+                record = _record(item.doc, item.chunks, self.settings)
+                self.store.replace_document(record, item.chunks, item.vectors, item.terms or [])
             report.embed_seconds += time.perf_counter() - t0
             report.written_chunks += len(item.chunks)
             file.result.chunks += len(item.chunks)
