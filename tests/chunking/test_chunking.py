@@ -88,3 +88,22 @@ def test_addendum_blocks_are_separate_chunks() -> None:
     assert [c.header for c in chunks] == ["시험법 제1조(목적)", "시험법 부칙 <제1호,2020.1.1>", "시험법 부칙 <제2호,2021.1.1>"]
     assert [c.meta["article"] for c in chunks] == ["제1조", None, None]
     assert chunks[1].meta["addendum"] is True
+
+
+def test_a_chunk_names_the_headings_in_its_text() -> None:
+    """Heading elements (a PDF page's headline, an HWP section title) are named in the chunk's ``headings`` meta, so
+    the answer can tell a title from a statement; a chunk without headings has none."""
+    doc = Document(
+        source="b.pdf",
+        title="b",
+        kind="pdf",
+        elements=[
+            Element("AI 안전 연구소 설립 발표", "heading", page=1),
+            Element("n 영국 과학혁신기술부가 AI 안전 연구소를 설립한다고 발표", page=1),
+            Element("n 다음 쪽의 본문", page=2),
+        ],
+    )
+    first, second = chunk_document(doc)
+    assert first.meta["headings"] == "AI 안전 연구소 설립 발표" and first.text.startswith("AI 안전 연구소 설립 발표\n")
+    assert second.meta["headings"] is None
+    assert first.meta["category"] == "paragraph"  # a page under its headline holds paragraphs

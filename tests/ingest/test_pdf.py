@@ -145,3 +145,14 @@ def test_lines_repeated_at_page_edges_are_furniture() -> None:
     assert "SPRi AI Brief |" in furniture and "#" in furniture  # "#": the page numbers
     assert "같은 본문 줄" not in furniture and "제목 #" in furniture
     assert running_furniture(pages[:2]) == set()
+
+
+def test_each_article_headline_is_a_heading(brief: Document) -> None:
+    """The brief sets each article's headline (pages 4-21) in larger type than its body: a heading element, not
+    the start of a paragraph; body lines stay paragraphs."""
+    headings = {e.page: e.text for e in brief.elements if e.category == "heading" and e.page and 4 <= e.page <= 21}
+    assert sorted(headings) == list(range(4, 22))
+    assert headings[7] == "미국 법원, 예술가들이 생성 AI 기업에 제기한 저작권 소송 기각"
+    page_7 = [e for e in brief.elements if e.page == 7]
+    assert page_7[0].category == "heading" and all(e.category != "heading" for e in page_7[1:])
+    assert not any(headings[7] in e.text for e in page_7[1:])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,15 +297,18 @@ class Clause:
     context: str = ""
 
 
-def clauses(text: str) -> list[Clause]:
+def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
     """The quotable clauses of a passage, in order.
 
     A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
     leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
-    lead sentence (whose words count half), or a table row. Bare headings, source lines ("☞ 출처: …") and short
+    lead sentence (whose words count half), or a table row. Bare headings, the passage's ``headings`` (lines its
+    loader found to be headings: a PDF page's headline, a section title), source lines ("☞ 출처: …") and short
     fragments are left out."""
     out: list[Clause] = []
-    for is_table, group in itertools.groupby(text.split("\n"), key=_is_table_line):
+    heads = {h.strip() for h in headings}
+    lines = [line for line in text.split("\n") if line.strip() not in heads] if heads else text.split("\n")
+    for is_table, group in itertools.groupby(lines, key=_is_table_line):
         lines = list(group)
         if is_table:
             out.extend(Clause(row, row) for row in table_row_sentences(lines))
@@ -377,8 +380,8 @@ def extract(
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
 
-    A clause's coverage counts the question's words it states (the passage's title and a 호's lead sentence count
-    half). The answering clause is the best clause of the highest-ranked of the best ``passages`` that covers the
+    A clause's coverage counts the question's words it states (the passage's title and headings and a 호's lead
+    sentence count half). The answering clause is the best clause of the highest-ranked of the best ``passages`` that covers the
     question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes from another
     provision (another citation label) among them, with the same floor, and adds a word of the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
@@ -394,12 +397,13 @@ def extract(
     generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
-    candidates = [(item, c) for item in evidence for c in clauses(item.text)]
+    candidates = [(item, c) for item in evidence for c in clauses(item.text, item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
+    # A passage's header and its headings say what all its clauses are about: their words count half.
+    titles = ("\n".join([i.header, *i.headings]) for i in evidence)
     headers = {
-        item.n: set(terms)
-        for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
+        item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(titles, compounds=False), strict=True)
     }
     clause_terms = [set(terms) for terms in bm25_terms_many((c.words for _, c in candidates), compounds=False)]
     contexts = {c.context for _, c in candidates if c.context}

@@ -42,6 +42,7 @@ class EvidenceItem(BaseModel):
     page_image: str | None = None  # relative to the data directory
     table: str | None = None  # the Table entity (JSON) of a table chunk
     ocr_confidence: float | None = None  # the passage was read from a page image by OCR
+    headings: list[str] = Field(default_factory=list)  # lines of ``text`` that are headings, not statements
 
     @classmethod
     def from_chunk(cls, n: int, chunk: Chunk, score: float = 0.0, origin: Origin = "retrieval") -> EvidenceItem:
@@ -64,6 +65,7 @@ class EvidenceItem(BaseModel):
             page_image=str(m["page_image"]) if m.get("page_image") else None,
             table=str(m["table"]) if m.get("table") else None,
             ocr_confidence=float(c) if isinstance(c := m.get("ocr_confidence"), int | float) else None,
+            headings=str(m["headings"]).split("\n") if m.get("headings") else [],
         )
 
 

@@ -8,8 +8,10 @@ from geungeo.types import Chunk, Document, MetaValue, chunk_id
 
 
 def _meta(doc: Document, unit: Unit, piece: Piece, part: int, parts: int) -> dict[str, MetaValue]:
-    """Location metadata; ``table`` is the JSON of the table part the chunk holds (caption, header, its rows)."""
+    """Location metadata; ``table`` is the JSON of the table part the chunk holds (caption, header, its rows);
+    ``headings`` the lines of the chunk's text that are headings of the unit (one a line)."""
     e = unit.first
+    body = next((el for el in unit.elements if el.category != "heading"), e)  # what the unit holds under its headings
     pages = [el.page for el in unit.elements if el.page is not None]
     meta: dict[str, MetaValue] = {
         "doc_id": doc.doc_id,
@@ -22,10 +24,12 @@ def _meta(doc: Document, unit: Unit, piece: Piece, part: int, parts: int) -> dic
         "article_title": e.article_title,
         "attachment": e.attachment,
         "page": min(pages) if pages else None,
-        "category": "table" if piece.only_table or all(el.category == "table" for el in unit.elements) else e.category,
+        "category": "table" if piece.only_table or all(el.category == "table" for el in unit.elements) else body.category,
         "addendum": e.category == "addendum",
         "part": part if parts > 1 else None,
         "ocr_confidence": min((c for el in unit.elements if (c := el.ocr_confidence) is not None), default=None),
+        "headings": "\n".join(el.text for el in unit.elements if el.category == "heading" and el.text in piece.text)
+        or None,
     }
     if piece.table is not None:
         meta["table"] = piece.table.to_json()

@@ -26,8 +26,8 @@ class Loader(Protocol):
 
 # What loaders and chunking emit, versioned: a file already ingested is parsed again when this changes
 # (2: tables as structured entities in Markdown, PDF tables and figures, page images; 3: PDF lines wrapped without a
-# space joined).
-FORMAT_VERSION = 3
+# space joined; 4: PDF lines in larger type as heading elements, chunks naming their headings).
+FORMAT_VERSION = 4
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")

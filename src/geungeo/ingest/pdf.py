@@ -6,6 +6,8 @@ that pymupdf (AGPL) loses after bullets. Running headers and footers (lines repe
 or bottom of many pages, page numbers included) are dropped. Lines are joined into paragraphs:
 a line ending in a space was wrapped, a bullet starts a new paragraph.
 
+A line set in larger type than the page's body text (a headline, a section title) is a ``heading`` element.
+
 Tables come from pdfplumber's ruled-grid finder (MIT) with the cell text read by pypdfium2
 (:mod:`geungeo.ingest.pdf_tables`): ``benchmarks/pdf_tables.py`` measured it against pymupdf's
 ``find_tables`` (AGPL) on the SPRI brief — same two tables and grids, but clean cell text
@@ -35,7 +37,7 @@ import pypdfium2.raw as pdfium_c
 from geungeo.errors import LoaderError
 from geungeo.ingest import ocr
 from geungeo.ingest.base import Loader, loader, source_name
-from geungeo.ingest.pdf_layout import BULLET, PageChars, PageLayout, figure_candidates, text_lines
+from geungeo.ingest.pdf_layout import BULLET, PageChars, PageLayout, figure_candidates, heading_lines, text_lines
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
 from geungeo.ingest.tables import table_element
 from geungeo.text.normalize import clean_text, nfc
@@ -106,6 +108,17 @@ def _grids(plumbed: pdfplumber.page.Page | None, number: int) -> list[Grid]:
 
 
 def _page_items(
+    page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumbed: pdfplumber.page.Page | None, number: int
+) -> PageItems:
+    """The page's items, its lines set in larger type as heading elements."""
+    headings = heading_lines(textpage)
+    return [
+        Element(clean_text(item), "heading", page=number) if isinstance(item, str) and clean_text(item) in headings else item
+        for item in _page_layout(page, textpage, plumbed, number)
+    ]
+
+
+def _page_layout(
     page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumbed: pdfplumber.page.Page | None, number: int
 ) -> PageItems:
     grids = _grids(plumbed, number)
@@ -189,16 +202,23 @@ def _page_list(numbers: list[int]) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
+def _line(item: str | Element) -> str | None:
+    """The text of a line of the page (a heading is one too), None for a table or figure."""
+    return item if isinstance(item, str) else item.text if item.category == "heading" else None
+
+
 def _elements(pages: list[PageItems]) -> list[Element]:
-    """Paragraphs of each page without running furniture, tables and figures in between."""
-    furniture = running_furniture([[i for i in items if isinstance(i, str)] for items in pages])
+    """Paragraphs and headings of each page without running furniture, tables and figures in between."""
+    furniture = running_furniture([[line for i in items if (line := _line(i)) is not None] for items in pages])
     elements: list[Element] = []
     for number, items in enumerate(pages, start=1):
         lines: list[str] = []
         for item in [*items, None]:
+            line = _line(item) if item is not None else None
+            if line is not None and _furniture_key(line) in furniture:
+                continue
             if isinstance(item, str):
-                if _furniture_key(item) not in furniture:
-                    lines.append(item)
+                lines.append(item)
                 continue
             elements += [Element(text, "paragraph", page=number) for text in paragraphs(lines)]
             lines = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -33,6 +34,7 @@ _CAPTION_GAP = 36.0  # points between a caption line and its table or figure
 _MIN_SIDE = 36.0  # images narrower or lower than half an inch are bullets, rules or logos
 _MIN_AREA = 0.02  # ... and so are images under 2% of the page
 _MAX_AREA = 0.8  # images over 80% of the page are backgrounds (covers)
+_HEADING_SIZE = 1.2  # a line set at least this much larger than the page's body text is a heading
 
 _OPEN, _CLOSE = r"[<〈《\[［【(]", r"[>〉》\]］】)]"
 _NUMBER = r"\s*\d+(?:[-.]\d+)*\s*"
@@ -117,6 +119,24 @@ class PageChars:
             joint = " " if out.endswith((" ", "\t")) or line.lstrip().startswith(("-", "∙", "•", "·", "※", "*")) else ""
             out = f"{out}{joint}{line}" if out else line
         return clean_text(out)
+
+
+def heading_lines(textpage: pypdfium2.PdfTextPage) -> set[str]:
+    """The page's lines set in larger type than its body text, as their cleaned text: headlines and section
+    titles. A line's size is the median font size of its characters; the body's is the median over all the
+    page's characters, so a page set in one size (a cover, a scan's text layer) has none."""
+    chars = PageChars.read(textpage)
+    sizes = [pdfium_c.FPDFText_GetFontSize(textpage.raw, i) for i in range(len(chars.text))]
+    body = [size for size, ch in zip(sizes, chars.text, strict=True) if not ch.isspace()]
+    if not body:
+        return set()
+    floor = _HEADING_SIZE * statistics.median(body)
+    out = set()
+    for line in chars.lines():
+        own = [sizes[i] for i in range(line.start, line.end) if not chars.text[i].isspace()]
+        if statistics.median(own) >= floor and (text := clean_text(nfc(line.text))):
+            out.add(text)
+    return out
 
 
 def figure_candidates(page: pypdfium2.PdfPage) -> list[Rect]:
