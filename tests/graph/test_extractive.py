@@ -438,3 +438,11 @@ def test_a_passage_heading_is_context_not_the_answer() -> None:
     assert [c.text for c in clauses(text, [headline])] == text.split("\n")[1:]
     quoted = extract(question, [with_heading], None).sentences[0].text
     assert quoted != headline and quoted.startswith("n ")
+
+
+def test_a_heading_is_the_context_of_the_clauses_below_it_only() -> None:
+    """A contents page is all headings under an issue line: the line above them gets none of their words."""
+    text = "2023년 12월호 브리프\n▹ IDC, AI 소프트웨어 매출 전망 12\nn IDC는 AI 소프트웨어 매출이 크게 늘 것으로 예측"
+    first, second = clauses(text, ["▹ IDC, AI 소프트웨어 매출 전망 12"])
+    assert (first.text, first.context) == ("2023년 12월호 브리프", "")
+    assert second.context == "▹ IDC, AI 소프트웨어 매출 전망 12"

@@ -156,3 +156,12 @@ def test_each_article_headline_is_a_heading(brief: Document) -> None:
     page_7 = [e for e in brief.elements if e.page == 7]
     assert page_7[0].category == "heading" and all(e.category != "heading" for e in page_7[1:])
     assert not any(headings[7] in e.text for e in page_7[1:])
+
+
+def test_contents_entries_naming_a_headline_are_headings(brief: Document) -> None:
+    """Page 2 lists the articles with their page numbers: an entry naming a headline of another page is a heading
+    (it points there and states nothing); group titles and entries naming no heading stay paragraphs."""
+    page_2 = {e.text: e.category for e in brief.elements if e.page == 2}
+    assert page_2["▹ 미국 법원, 예술가들이 생성 AI 기업에 제기한 저작권 소송 기각 4"] == "heading"
+    assert sum(category == "heading" and text.startswith("▹") for text, category in page_2.items()) == 18
+    assert page_2["1. 정책/법제"] == "paragraph" and page_2["▹CES 2024 19"] == "paragraph"

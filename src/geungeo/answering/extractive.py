@@ -290,7 +290,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
 @dataclass(frozen=True)
 class Clause:
     """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
-    words count half (the lead sentence of a 호)."""
+    words count half (the heading above it, the lead sentence of a 호)."""
 
     text: str
     words: str
@@ -302,18 +302,31 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
 
     A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
     leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
-    lead sentence (whose words count half), or a table row. Bare headings, the passage's ``headings`` (lines its
-    loader found to be headings: a PDF page's headline, a section title), source lines ("☞ 출처: …") and short
-    fragments are left out."""
-    out: list[Clause] = []
+    lead sentence (whose words count half), or a table row. The passage's ``headings`` (lines its loader found to
+    be headings: a PDF page's headline, a section title) are not quoted; the words of the last one above a clause
+    count half for it. Bare headings, source lines ("☞ 출처: …") and short fragments are left out."""
     heads = {h.strip() for h in headings}
-    lines = [line for line in text.split("\n") if line.strip() not in heads] if heads else text.split("\n")
-    for is_table, group in itertools.groupby(lines, key=_is_table_line):
-        lines = list(group)
-        if is_table:
-            out.extend(Clause(row, row) for row in table_row_sentences(lines))
+    out: list[Clause] = []
+    heading, section = "", []
+    for line in [*text.split("\n"), None]:
+        if line is not None and line.strip() not in heads:
+            section.append(line)
             continue
-        for block in _blocks(lines):
+        for c in _section_clauses(section):
+            out.append(Clause(c.text, c.words, "\n".join(x for x in (heading, c.context) if x)) if heading else c)
+        heading, section = (line.strip() if line is not None else heading), []
+    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
+
+
+def _section_clauses(lines: list[str]) -> list[Clause]:
+    """The clauses of consecutive lines without a heading among them (see :func:`clauses`)."""
+    out: list[Clause] = []
+    for is_table, group in itertools.groupby(lines, key=_is_table_line):
+        rows = list(group)
+        if is_table:
+            out.extend(Clause(row, row) for row in table_row_sentences(rows))
+            continue
+        for block in _blocks(rows):
             head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
             sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not BARE_HEADING.match(s)])
             # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
@@ -326,7 +339,7 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
                 out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
-    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
+    return out
 
 
 # A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
@@ -380,8 +393,8 @@ def extract(
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
 
-    A clause's coverage counts the question's words it states (the passage's title and headings and a 호's lead
-    sentence count half). The answering clause is the best clause of the highest-ranked of the best ``passages``
+    A clause's coverage counts the question's words it states (the passage's title, the heading above the clause
+    and a 호's lead sentence count half). The answering clause is the best clause of the highest-ranked of the best ``passages``
     that covers the question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes
     from another provision (another citation label) among them, with the same floor, and adds a word of the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
@@ -400,10 +413,9 @@ def extract(
     candidates = [(item, c) for item in evidence for c in clauses(item.text, item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
-    # A passage's header and its headings say what all its clauses are about: their words count half.
-    titles = ("\n".join([i.header, *i.headings]) for i in evidence)
     headers = {
-        item.n: set(terms) for item, terms in zip(evidence, bm25_terms_many(titles, compounds=False), strict=True)
+        item.n: set(terms)
+        for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
     }
     clause_terms = [set(terms) for terms in bm25_terms_many((c.words for _, c in candidates), compounds=False)]
     contexts = {c.context for _, c in candidates if c.context}

@@ -6,7 +6,8 @@ that pymupdf (AGPL) loses after bullets. Running headers and footers (lines repe
 or bottom of many pages, page numbers included) are dropped. Lines are joined into paragraphs:
 a line ending in a space was wrapped, a bullet starts a new paragraph.
 
-A line set in larger type than the page's body text (a headline, a section title) is a ``heading`` element.
+A line set in larger type than the page's body text (a headline, a section title) is a ``heading`` element, and so is a
+contents entry naming one ("▹ 미국 법원, … 소송 기각 4").
 
 Tables come from pdfplumber's ruled-grid finder (MIT) with the cell text read by pypdfium2
 (:mod:`geungeo.ingest.pdf_tables`): ``benchmarks/pdf_tables.py`` measured it against pymupdf's
@@ -202,6 +203,33 @@ def _page_list(numbers: list[int]) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
+# A contents entry: an optional bullet, a title, an optional leader and the page number it is found on.
+_CONTENTS_ENTRY = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►\-–]\s*)?(?P<title>\S.*?)(?:\s*[·.․‥…]{2,})?\s+\d{1,4}$")
+
+
+def _contents_entries(pages: list[PageItems]) -> list[PageItems]:
+    """``pages`` with each contents entry ("▹ 미국 법원, … 소송 기각 4") made a heading: a line naming a heading of
+    another page, followed by a page number, points to that heading and states nothing itself."""
+    titles = {
+        (number, e.text)
+        for number, items in enumerate(pages, start=1)
+        for e in items
+        if isinstance(e, Element) and e.category == "heading"
+    }
+    out: list[PageItems] = []
+    for number, items in enumerate(pages, start=1):
+        elsewhere = {text for page, text in titles if page != number}
+        out.append(
+            [
+                Element(clean_text(_LEADER_DOTS.sub(" ", item)), "heading", page=number)
+                if isinstance(item, str) and (entry := _CONTENTS_ENTRY.match(clean_text(item))) and entry["title"] in elsewhere
+                else item
+                for item in items
+            ]
+        )
+    return out
+
+
 def _line(item: str | Element) -> str | None:
     """The text of a line of the page (a heading is one too), None for a table or figure."""
     return item if isinstance(item, str) else item.text if item.category == "heading" else None
@@ -251,7 +279,7 @@ def load_pdf(path: Path) -> list[Document]:
         pages, unread = _all_page_items(pdf, path)
     finally:
         pdf.close()
-    elements = _elements(pages)
+    elements = _elements(_contents_entries(pages))
     meta: dict[str, MetaValue] = {"file_name": name, "pages": len(pages)}
     if unread:
         why = f"page(s) {_page_list(unread)} need OCR but {ocr.unavailable_reason()}"
