@@ -394,9 +394,10 @@ def extract(
     that bear on it, how well they support it, and the figures it asks for that no clause states.
 
     A clause's coverage counts the question's words it states (the passage's title, the heading above the clause
-    and a 호's lead sentence count half). The answering clause is the best clause of the highest-ranked of the best ``passages``
-    that covers the question at least ``quote_coverage`` times as well as the best clause; a supporting clause comes
-    from another provision (another citation label) among them, with the same floor, and adds a word of the question.
+    and a 호's lead sentence count half). The answering clause is the best clause of the highest-ranked of the best
+    ``passages`` that covers the question at least ``quote_coverage`` times as well as the best clause; a supporting
+    clause comes from another provision (another citation label) among them, with the same floor, and adds a word of
+    the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
     least ``detail_coverage`` times as well; that clause is quoted too.
 

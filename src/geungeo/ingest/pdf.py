@@ -112,21 +112,26 @@ def _page_items(
     page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumbed: pdfplumber.page.Page | None, number: int
 ) -> PageItems:
     """The page's items, its lines set in larger type as heading elements."""
-    headings = heading_lines(textpage)
+    chars = PageChars.read(textpage)  # read once: for the headings and, where the page has any, its tables and figures
+    headings = heading_lines(textpage, chars)
     return [
         Element(clean_text(item), "heading", page=number) if isinstance(item, str) and clean_text(item) in headings else item
-        for item in _page_layout(page, textpage, plumbed, number)
+        for item in _page_layout(page, textpage, chars, plumbed, number)
     ]
 
 
 def _page_layout(
-    page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumbed: pdfplumber.page.Page | None, number: int
+    page: pypdfium2.PdfPage,
+    textpage: pypdfium2.PdfTextPage,
+    chars: PageChars,
+    plumbed: pdfplumber.page.Page | None,
+    number: int,
 ) -> PageItems:
     grids = _grids(plumbed, number)
     images = figure_candidates(page)
     if not grids and not images:
         return list(text_lines(textpage.get_text_range()))
-    layout = PageLayout(PageChars.read(textpage))
+    layout = PageLayout(chars)
     for grid in grids:
         rows = resolve(grid, layout.chars.read_rect)
         if not is_data_table(rows):

@@ -121,11 +121,10 @@ class PageChars:
         return clean_text(out)
 
 
-def heading_lines(textpage: pypdfium2.PdfTextPage) -> set[str]:
-    """The page's lines set in larger type than its body text, as their cleaned text: headlines and section
-    titles. A line's size is the median font size of its characters; the body's is the median over all the
-    page's characters, so a page set in one size (a cover, a scan's text layer) has none."""
-    chars = PageChars.read(textpage)
+def heading_lines(textpage: pypdfium2.PdfTextPage, chars: PageChars) -> set[str]:
+    """The lines of the page (``chars``, read from ``textpage``) set in larger type than its body text, as their
+    cleaned text: headlines and section titles. A line's size is the median font size of its characters; the body's
+    is the median over all the page's characters, so a page set in one size (a cover, a scan's text layer) has none."""
     sizes = [pdfium_c.FPDFText_GetFontSize(textpage.raw, i) for i in range(len(chars.text))]
     body = [size for size, ch in zip(sizes, chars.text, strict=True) if not ch.isspace()]
     if not body:
