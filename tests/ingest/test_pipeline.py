@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from geungeo.engine import build_engine
@@ -348,4 +349,38 @@ def test_a_dead_ingestion_process_is_a_clear_error_and_what_it_sent_stays_writte
     report = engine.ingest([docs], isolated=True)  # the next run does the rest
     assert not report.failed and {d.title for d in engine.store.documents()} == titles
     assert engine.store.count() == 18
+    engine.close()
+
+
+def test_parsing_runs_ahead_of_a_slow_embedder_by_a_bounded_queue_only(tmp_path: Path) -> None:
+    """Memory stays flat whatever the corpus: the parser stops when ``QUEUE_DOCUMENTS`` parsed documents wait for
+    vectors, however slow the embedder (a list between the stages would hold every parsed document)."""
+    from geungeo.ingest.parsing import QUEUE_DOCUMENTS
+    from geungeo.ingest.pipeline import Ingestor
+    from geungeo.testing.fakes import FakeEmbedder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(40):
+        _write(docs, f"규정{n:02d}", f"주제{n}")
+    engine = build_engine(_settings(tmp_path))
+    parsed = [0]
+    ahead: list[int] = []
+
+    class SlowEmbedder(FakeEmbedder):
+        def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+            time.sleep(0.05)  # the parser has all the time it wants to run ahead
+            ahead.append(parsed[0] - self.calls)  # documents parsed but not yet embedded
+            return super()._embed(texts, query=query)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "files":
+            parsed[0] = done
+
+    ingestor = Ingestor(engine.store, SlowEmbedder(), engine.settings)
+    report = ingestor.run([docs], progress=progress)
+    ingestor.close()
+    assert not report.failed and report.documents == 40
+    assert max(ahead) <= QUEUE_DOCUMENTS + 2, ahead  # the queue, the document being embedded, the one being parsed
+    assert max(ahead) >= QUEUE_DOCUMENTS // 2  # it did run ahead (a file queues its work and its document)
     engine.close()

@@ -62,7 +62,17 @@ def get_embedder(settings: Settings) -> Embedder:
     return factory(settings)
 
 
-__all__ = ["EMBEDDERS", "Embedder", "get_embedder"]
+def settings_for(vectors: str) -> str:
+    """The settings that embed like a store's ``vectors`` (its embedder name), for error messages."""
+    from geungeo.embeddings.e5_onnx import VECTOR_NAMES
+
+    precisions = [p for p, name in VECTOR_NAMES.items() if name == vectors]
+    if precisions:
+        return f"GEUNGEO_EMBED_PROVIDER=e5-onnx GEUNGEO_EMBED_PRECISION={precisions[0]}"
+    return "GEUNGEO_EMBED_PROVIDER (and its model) back"
+
+
+__all__ = ["EMBEDDERS", "Embedder", "get_embedder", "settings_for"]
 
 
 def get_cached_embedder(settings: Settings) -> CachedEmbedder:

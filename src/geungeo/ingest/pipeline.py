@@ -21,7 +21,8 @@ from queue import Queue
 from geungeo.chunking.llm_context import ChunkSummarizer
 from geungeo.embeddings.base import Embedder
 from geungeo.embeddings.cache import CachedEmbedder
-from geungeo.ingest import ocr
+from geungeo.errors import LoaderError
+from geungeo.ingest import archives, ocr
 from geungeo.ingest.base import FORMAT_VERSION, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
 from geungeo.ingest.parsing import (
@@ -52,24 +53,45 @@ WriteGuard = Callable[[], AbstractContextManager[object]]
 """What each store write is made under (a service's writer lock), so that readers wait for one write at most."""
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[Path], list[str]]:
-    """Files to ingest under ``paths`` (recursively) and the names skipped as unsupported.
+def discover(
+    paths: Iterable[Path], unpack: Callable[[Path], Path] | None = None
+) -> tuple[list[Path], list[str], list[FileResult]]:
+    """Files to ingest under ``paths`` (recursively), the names skipped as unsupported, and the archives that
+    could not be unpacked.
 
-    A path given explicitly is always returned (its loader reports what is wrong with it);
-    inside directories, hidden files and unsupported types are skipped.
+    A path given explicitly is always returned (its loader reports what is wrong with it); inside
+    directories, hidden files and unsupported types are skipped. With ``unpack``, an archive of documents
+    (:mod:`geungeo.ingest.archives`), given or inside a directory, stands for the folder it unpacks to (an
+    archive inside an archive is skipped).
     """
     suffixes = set(supported_suffixes())
     files: list[Path] = []
     skipped: list[str] = []
+    failed: list[FileResult] = []
+
+    def add(path: Path, explicit: bool, inside_archive: bool = False) -> None:
+        if unpack is not None and archives.is_archive(path) and not inside_archive:  # no archive bombs by nesting
+            try:
+                folder = unpack(path)
+            except LoaderError as exc:
+                failed.append(FileResult(nfc(str(path)), error=str(exc)))
+                return
+            for p in sorted(folder.rglob("*")):
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
+                    add(p, False, inside_archive=True)
+        elif explicit or path.suffix.lower() in suffixes:
+            files.append(path)
+        else:
+            skipped.append(nfc(str(path)))
+
     for path in paths:
         if path.is_dir():
             for p in sorted(path.rglob("*")):
-                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
-                    continue
-                (files.append(p) if p.suffix.lower() in suffixes else skipped.append(nfc(str(p))))
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts):
+                    add(p, False)
         else:
-            files.append(path)
-    return files, skipped
+            add(path, True)
+    return files, skipped, failed
 
 
 def _record(doc: Document, chunks: list[Chunk], settings: Settings) -> DocumentRecord:
@@ -116,8 +138,9 @@ class Ingestor:
         """Skip the unchanged files, then parse the others (in a thread or an ingestion process) while writing
         what is parsed."""
         started = time.perf_counter()
-        files, skipped = discover(paths)
-        report = IngestReport(skipped=skipped)
+        limit = self.settings.max_unpacked_mb << 20
+        files, skipped, failed = discover(paths, lambda a: archives.unpacked(a, self.settings.data_dir / "archives", limit))
+        report = IngestReport(files=failed, skipped=skipped)
         known = {d.doc_id: d for d in self.store.documents()}
         todo: list[tuple[Path, str, str]] = []
         for path in files:

@@ -96,7 +96,11 @@ def _progress_bars(label: Callable[[str], str]) -> Iterator[Callable[[str, int, 
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest (recursively).")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Files or directories to ingest (recursively), or archives of them (.zip, .tar, .tar.gz, "
+                       ".tar.xz, .tar.bz2: unpacked once under the data directory)."),
+    ],
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Drop the index first (after changing the embedder or tokenizer settings).")
     ] = False,

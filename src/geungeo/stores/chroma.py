@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from geungeo.embeddings import settings_for
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
@@ -92,8 +93,8 @@ class ChromaStore(ChunkStore):
         if stored["embedder"] != signature.embedder or stored["dim"] != str(signature.dim):
             raise StoreError(
                 f"the store at {self.root} holds {stored['embedder']} vectors (dim {stored['dim']}) but the "
-                f"configured embedder is {signature.embedder} (dim {signature.dim}): set GEUNGEO_EMBED_PROVIDER "
-                "back, or re-index with `geungeo ingest --rebuild`"
+                f"configured embedder is {signature.embedder} (dim {signature.dim}): set "
+                f"{settings_for(stored['embedder'])}, or re-index with `geungeo ingest --rebuild`"
             )
         if stored["tokenizer"] != signature.tokenizer:
             raise StoreError(

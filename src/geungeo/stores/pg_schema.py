@@ -18,6 +18,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from geungeo.embeddings import settings_for
 from geungeo.errors import StoreError
 from geungeo.stores.base import IndexSignature
 
@@ -169,7 +170,7 @@ def _check_signature(conn: psycopg.Connection[Any], signature: IndexSignature, w
     if embedder != signature.embedder or dim != signature.dim:
         raise StoreError(
             f"the store at {where} holds {embedder} vectors (dim {dim}) but the configured embedder is "
-            f"{signature.embedder} (dim {signature.dim}): set GEUNGEO_EMBED_PROVIDER back, or re-index with "
+            f"{signature.embedder} (dim {signature.dim}): set {settings_for(embedder)}, or re-index with "
             "`geungeo ingest --rebuild` (or into another GEUNGEO_COLLECTION)"
         )
     if tokenizer != signature.tokenizer:

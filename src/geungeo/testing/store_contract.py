@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from geungeo.embeddings.e5_onnx import VECTOR_NAMES
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.stores.base import ChunkStore, IndexSignature
@@ -201,6 +202,12 @@ class StoreContract:
         again.close()
         with pytest.raises(StoreError, match=r"other-embedder|embedder"):
             make_store(IndexSignature("other-embedder", DIM, SIGNATURE.tokenizer))
+
+    def test_other_precision_names_the_setting_that_made_the_store(self, make_store: MakeStore) -> None:
+        """A store embedded at another e5-onnx precision (the default before) says which setting reads it."""
+        make_store(IndexSignature(VECTOR_NAMES["q4"], DIM, SIGNATURE.tokenizer)).close()
+        with pytest.raises(StoreError, match="GEUNGEO_EMBED_PRECISION=q4, or re-index"):
+            make_store(IndexSignature(VECTOR_NAMES["int8"], DIM, SIGNATURE.tokenizer))
 
 
 def _vector_of(chunk: Chunk) -> np.ndarray:

@@ -1,0 +1,105 @@
+"""Archives of documents (``.tar``, ``.tar.gz``, ``.tar.xz``, ``.tar.bz2``, ``.zip``): ingested as the folder they hold.
+
+An archive is unpacked once, streamed member by member, into ``data_dir/archives/<name>-<sha256 prefix>``
+and ingested from there like any folder, so a run killed during the ingestion resumes with the documents
+not yet written (the folder stays), and a run killed during the unpacking starts the unpacking over (it
+happens in a ``.partial`` folder renamed when complete). Only regular files are unpacked, never outside
+the folder (tarfile's ``data`` filter: ``..`` refused, a leading ``/`` dropped, no links or devices), and the members
+together may not inflate past ``GEUNGEO_MAX_UNPACKED_MB`` nor number more than :data:`MAX_MEMBERS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from geungeo.errors import LoaderError
+from geungeo.ingest.unpacking import check_zip
+from geungeo.text.normalize import nfc
+
+SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
+MAX_MEMBERS = 200_000
+
+
+def is_archive(path: Path) -> bool:
+    """Whether ``path`` names an archive of documents (by its suffix: a DOCX or HWPX is a zip too, but not this)."""
+    return path.name.lower().endswith(SUFFIXES)
+
+
+def unpacked(path: Path, root: Path, limit: int) -> Path:
+    """The folder holding ``path``'s members under ``root``, unpacked first if it is not there yet."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    stem = next(path.name[: -len(s)] for s in SUFFIXES if path.name.lower().endswith(s))
+    folder = root / f"{nfc(stem)}-{digest.hexdigest()[:16]}"
+    if folder.is_dir():
+        return folder
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        if path.name.lower().endswith(".zip"):
+            _unzip(path, partial, limit)
+        else:
+            _untar(path, partial, limit)
+        partial.rename(folder)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return folder
+
+
+def _untar(path: Path, dest: Path, limit: int) -> None:
+    try:
+        with tarfile.open(path) as tar:  # "r:*": any compression, read as a stream of members
+            tar.extractall(dest, members=_bounded(tar, path.name, limit), filter="data")
+    except tarfile.FilterError as exc:
+        raise LoaderError(path.name, f"a member points outside the archive ({exc})") from exc
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise LoaderError(path.name, f"broken archive ({exc})") from exc
+
+
+def _bounded(tar: tarfile.TarFile, shown: str, limit: int) -> Iterator[tarfile.TarInfo]:
+    """The regular files of ``tar`` while they stay within ``limit`` bytes and :data:`MAX_MEMBERS` files."""
+    total = count = 0
+    for member in tar:
+        if not member.isfile():
+            continue
+        total, count = total + member.size, count + 1
+        if total > limit or count > MAX_MEMBERS:
+            raise LoaderError(shown, f"the archive unpacks past {limit >> 20} MB or {MAX_MEMBERS} files")
+        yield member
+
+
+def _unzip(path: Path, dest: Path, limit: int) -> None:
+    check_zip(path, path.name, limit)  # declared sizes, before anything is written
+    try:
+        with zipfile.ZipFile(path) as package:
+            members = [m for m in package.infolist() if not m.is_dir()]
+            if len(members) > MAX_MEMBERS:
+                raise LoaderError(path.name, f"the archive holds more than {MAX_MEMBERS} files")
+            for member in members:
+                parts = PurePosixPath(_name(member).replace("\\", "/")).parts
+                if not parts or parts[0] == "/" or ".." in parts:
+                    raise LoaderError(path.name, f"a member points outside the archive: {member.filename!r}")
+                target = dest.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with package.open(member) as src, target.open("wb") as out:
+                    shutil.copyfileobj(src, out)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise LoaderError(path.name, f"broken archive ({exc})") from exc
+
+
+def _name(member: zipfile.ZipInfo) -> str:
+    """The member's name: zips made on Korean Windows store CP949 names without the UTF-8 flag (read as CP437)."""
+    if member.flag_bits & 0x800:
+        return member.filename
+    try:
+        return member.filename.encode("cp437").decode("cp949")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return member.filename
