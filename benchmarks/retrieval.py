@@ -16,14 +16,11 @@ fixed sample of chunks with the uncached model.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import resource
-import shutil
 import statistics
 import sys
-import tarfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -226,33 +223,11 @@ def corpus_run(settings: Settings, corpus: Path, questions: list[Question], mode
     return run
 
 
-def _extract_flat(archive: Path, target: Path) -> None:
-    """Unpack the archive's files into one folder; names too long for the file system are shortened
-    (the statute's title comes from its front matter, not from the file name)."""
-    target.mkdir(parents=True)
-    with tarfile.open(archive) as tar:
-        for member in tar:
-            source = tar.extractfile(member) if member.isfile() else None
-            if source is None:
-                continue
-            name = Path(member.name).name
-            if len(name.encode()) > 200:
-                digest = hashlib.sha1(name.encode()).hexdigest()[:10]
-                name = f"{name.encode()[:150].decode(errors='ignore')}-{digest}{Path(name).suffix}"
-            (target / name).write_bytes(source.read())
-
-
 def scale_run(settings: Settings, archive: Path, questions: list[Question], modes: Sequence[str]) -> Run:
-    laws_dir = settings.data_dir.parent / "laws-all"  # unpacked once, beside the store, outside the project tree
-    if not laws_dir.is_dir():
-        partial = laws_dir.with_name("laws-all.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        _extract_flat(archive, partial)
-        partial.rename(laws_dir)
     run = Run(f"Scale: {archive.name} ({settings.embed_provider} vectors)")
     engine = build_engine(settings)
     print(f"ingesting {archive.name} …", file=sys.stderr)
-    ingest(engine, [laws_dir], run)
+    ingest(engine, [archive], run)  # unpacked once under the data directory, as `geungeo ingest` does
     evaluate(engine, [q for q in questions if q.file == "laws.jsonl"], run, modes)
     engine.close()
     return run

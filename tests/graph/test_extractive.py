@@ -446,3 +446,20 @@ def test_a_heading_is_the_context_of_the_clauses_below_it_only() -> None:
     first, second = clauses(text, ["▹ IDC, AI 소프트웨어 매출 전망 12"])
     assert (first.text, first.context) == ("2023년 12월호 브리프", "")
     assert second.context == "▹ IDC, AI 소프트웨어 매출 전망 12"
+
+
+def test_a_list_item_that_shares_one_word_with_the_question_brings_its_whole_list() -> None:
+    """Which 호 answers is a matter of meaning here: 1호 (공급되지 아니한 경우) is what "물건이 안 와요" means, 2호
+    shares the word 할부. Quoting 2호 alone was a wrong answer; the whole list lets the reader see 1호."""
+    article = _item(
+        1,
+        "할부거래법 제16조",
+        "제16조(소비자의 항변권) ① 소비자는 다음 각 호의 어느 하나에 해당하는 사유가 있는 경우에는 할부거래업자에게 그 "
+        "할부금의 지급을 거절할 수 있다.\n1. 재화등의 전부 또는 일부가 공급 시기까지 소비자에게 공급되지 아니한 경우\n"
+        "2. 할부계약이 취소ㆍ해제 또는 해지된 경우\n3. 재화등의 하자로 인하여 계약의 목적을 달성할 수 없는 경우",
+    )
+    first = extract("배송일이 지났는데 물건이 안 와요. 할부 남은 거 안 내도 되나요?", [article], None).sentences[0]
+    assert "1. 재화등의 전부 또는 일부가" in first.text and "2. 할부계약이" in first.text and "3. 재화등의 하자" in first.text
+    # an item that states two of the question's words is the answer, quoted alone under its lead
+    first = extract("할부계약이 해제되면 남은 할부금은 안 내도 되나요?", [article], None).sentences[0]
+    assert "2. 할부계약이" in first.text and "1. 재화등의" not in first.text

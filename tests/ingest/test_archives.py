@@ -55,6 +55,19 @@ def test_a_tar_xz_is_ingested_as_its_folder_and_again_unchanged(tmp_path: Path) 
     engine.close()
 
 
+def test_a_name_too_long_for_the_file_system_is_shortened(tmp_path: Path) -> None:
+    """A statute's full title as its file name runs past 255 bytes of UTF-8 (one of the 1,720 does)."""
+    long = "대한민국과 아메리카합중국 간의 상호방위조약 제4조에 의한 시설과 구역 및 대한민국에서의 합중국 군대의 지위에 관한 " * 2
+    archive = _tar(tmp_path / "long.tar.gz", {f"laws/{long}.md": _law("긴법", "긴"), "laws/짧은법.md": _law("짧은법", "짧")}, "w:gz")
+    engine = build_engine(_settings(tmp_path))
+    report = engine.ingest([archive])
+    assert not report.failed and report.documents == 2
+    names = sorted(p.name for p in (tmp_path / "data" / "archives").glob("*/laws/*"))
+    assert names[1] == "짧은법.md" and names[0].endswith(".md") and len(names[0].encode()) <= 240
+    assert names[0].startswith(long[:20])
+    engine.close()
+
+
 def test_a_zip_with_korean_windows_names_keeps_them(tmp_path: Path) -> None:
     archive = tmp_path / "규정.zip"
     with zipfile.ZipFile(archive, "w") as package:

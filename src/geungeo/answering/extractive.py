@@ -446,9 +446,21 @@ def extract(
     first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question), sanctions)
     stating = _stating(asked, scored, best_passages, detail_coverage * best, first, sanctions)
     missing = [d.name for d in asked if d.name not in stating]
-    chosen = _choose(first, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
+    quoted = _whole_list(first, scored)
+    chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
+    """The answering clause, or when it is one 호 whose own words state at most one word of the question, its whole
+    list under the lead: the 호 of a list differ in meaning more than in words ("물건이 안 와요" is 1호's "공급되지
+    아니한 경우", not 2호's "할부계약이 취소된 경우" that shares "할부"), so a guess between them is left to the reader."""
+    lead, _, item = first.text.partition("\n")
+    if not item or "\n" in item or len(first.covers) > 1:
+        return first
+    whole = [s for s in scored if s.item is first.item and s.text.startswith(f"{lead}\n") and s.text.count("\n") > 1]
+    return max(whole, key=lambda s: len(s.text), default=first)
 
 
 def _same_family(s: Sentence, first: Sentence) -> bool:
@@ -578,5 +590,7 @@ def _choose(
 
 
 def _overlaps(s: Sentence, chosen: list[Sentence]) -> bool:
-    """Whether ``s`` repeats (or holds, or is held by) a clause already chosen."""
-    return any(s.text in o.text or o.text in s.text for o in chosen)
+    """Whether ``s`` repeats (or holds, or is held by) a clause already chosen: a 호 under its lead is held by its
+    whole list."""
+    lines = set(s.text.split("\n"))
+    return any(s.text in o.text or o.text in s.text or lines <= set(o.text.split("\n")) for o in chosen)

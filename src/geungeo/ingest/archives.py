@@ -4,8 +4,9 @@ An archive is unpacked once, streamed member by member, into ``data_dir/archives
 and ingested from there like any folder, so a run killed during the ingestion resumes with the documents
 not yet written (the folder stays), and a run killed during the unpacking starts the unpacking over (it
 happens in a ``.partial`` folder renamed when complete). Only regular files are unpacked, never outside
-the folder (tarfile's ``data`` filter: ``..`` refused, a leading ``/`` dropped, no links or devices), and the members
-together may not inflate past ``GEUNGEO_MAX_UNPACKED_MB`` nor number more than :data:`MAX_MEMBERS`.
+the folder (tarfile's ``data`` filter: ``..`` refused, a leading ``/`` dropped; no links or devices), names too long
+for a file system are shortened, and the members together may not inflate past ``GEUNGEO_MAX_UNPACKED_MB`` nor
+number more than :data:`MAX_MEMBERS`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from geungeo.errors import LoaderError
 from geungeo.ingest.unpacking import check_zip
@@ -23,6 +25,7 @@ from geungeo.text.normalize import nfc
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
 MAX_MEMBERS = 200_000
+NAME_BYTES = 240  # a file name's bytes (ext4 and most others take 255)
 
 
 def is_archive(path: Path) -> bool:
@@ -57,7 +60,11 @@ def unpacked(path: Path, root: Path, limit: int) -> Path:
 def _untar(path: Path, dest: Path, limit: int) -> None:
     try:
         with tarfile.open(path) as tar:  # "r:*": any compression, read as a stream of members
-            tar.extractall(dest, members=_bounded(tar, path.name, limit), filter="data")
+            for member in _bounded(tar, path.name, limit):
+                safe = tarfile.data_filter(member, str(dest))  # ".." refused, a leading "/" dropped
+                source = tar.extractfile(member)
+                if source is not None:
+                    _write(dest, PurePosixPath(safe.name).parts, source)
     except tarfile.FilterError as exc:
         raise LoaderError(path.name, f"a member points outside the archive ({exc})") from exc
     except (tarfile.TarError, OSError, EOFError) as exc:
@@ -68,7 +75,7 @@ def _bounded(tar: tarfile.TarFile, shown: str, limit: int) -> Iterator[tarfile.T
     """The regular files of ``tar`` while they stay within ``limit`` bytes and :data:`MAX_MEMBERS` files."""
     total = count = 0
     for member in tar:
-        if not member.isfile():
+        if not member.isfile():  # links, devices and folders are not documents
             continue
         total, count = total + member.size, count + 1
         if total > limit or count > MAX_MEMBERS:
@@ -87,12 +94,30 @@ def _unzip(path: Path, dest: Path, limit: int) -> None:
                 parts = PurePosixPath(_name(member).replace("\\", "/")).parts
                 if not parts or parts[0] == "/" or ".." in parts:
                     raise LoaderError(path.name, f"a member points outside the archive: {member.filename!r}")
-                target = dest.joinpath(*parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with package.open(member) as src, target.open("wb") as out:
-                    shutil.copyfileobj(src, out)
+                with package.open(member) as source:
+                    _write(dest, parts, source)
     except (zipfile.BadZipFile, OSError) as exc:
         raise LoaderError(path.name, f"broken archive ({exc})") from exc
+
+
+def _write(dest: Path, parts: tuple[str, ...], source: IO[bytes]) -> None:
+    """Copy ``source`` to ``dest``/``parts``, each part shortened to what a file system takes."""
+    target = dest.joinpath(*(_fit(part) for part in parts))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as out:
+        shutil.copyfileobj(source, out)
+
+
+def _fit(part: str) -> str:
+    """``part`` within :data:`NAME_BYTES` bytes of UTF-8: a long Korean title (a statute's full name runs past 255
+    bytes) keeps its start, a hash of the whole and its suffix. Titles come from the documents, not their names."""
+    raw = part.encode()
+    if len(raw) <= NAME_BYTES:
+        return part
+    suffix = PurePosixPath(part).suffix if len(PurePosixPath(part).suffix) <= 10 else ""
+    digest = hashlib.sha1(raw).hexdigest()[:10]
+    keep = raw[: NAME_BYTES - len(suffix.encode()) - len(digest) - 1].decode(errors="ignore")
+    return f"{keep}-{digest}{suffix}"
 
 
 def _name(member: zipfile.ZipInfo) -> str:

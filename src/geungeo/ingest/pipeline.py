@@ -74,7 +74,7 @@ def discover(
             try:
                 folder = unpack(path)
             except LoaderError as exc:
-                failed.append(FileResult(nfc(str(path)), error=str(exc)))
+                failed.append(FileResult(nfc(str(path)), error=exc.reason))
                 return
             for p in sorted(folder.rglob("*")):
                 if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
