@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
-import signal
-import subprocess
-import sys
 import tarfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -19,7 +14,7 @@ from geungeo.errors import LoaderError
 from geungeo.ingest import archives
 from geungeo.settings import Settings
 from tests.conftest import CORPUS, need_shared
-from tests.ingest.test_pipeline import LAW, _complete_documents
+from tests.ingest.test_pipeline import LAW, ingest_and_kill
 
 
 def _settings(tmp_path: Path, **extra: object) -> Settings:
@@ -58,7 +53,8 @@ def test_a_tar_xz_is_ingested_as_its_folder_and_again_unchanged(tmp_path: Path) 
 def test_a_name_too_long_for_the_file_system_is_shortened(tmp_path: Path) -> None:
     """A statute's full title as its file name runs past 255 bytes of UTF-8 (one of the 1,720 does)."""
     long = "대한민국과 아메리카합중국 간의 상호방위조약 제4조에 의한 시설과 구역 및 대한민국에서의 합중국 군대의 지위에 관한 " * 2
-    archive = _tar(tmp_path / "long.tar.gz", {f"laws/{long}.md": _law("긴법", "긴"), "laws/짧은법.md": _law("짧은법", "짧")}, "w:gz")
+    members = {f"laws/{long}.md": _law("긴법", "긴"), "laws/짧은법.md": _law("짧은법", "짧")}
+    archive = _tar(tmp_path / "long.tar.gz", members, "w:gz")
     engine = build_engine(_settings(tmp_path))
     report = engine.ingest([archive])
     assert not report.failed and report.documents == 2
@@ -140,17 +136,7 @@ def test_a_killed_archive_ingest_resumes_without_duplicates(tmp_path: Path) -> N
         for law in sorted((CORPUS / "laws").glob("*.md")):
             tar.add(law, arcname=f"laws/{law.name}")
     data = tmp_path / "data"
-    env = {**os.environ, "GEUNGEO_DATA_DIR": str(data), "GEUNGEO_EMBED_PROVIDER": "fake"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "geungeo", "ingest", str(archive)], env=env, cwd=tmp_path,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and _complete_documents(data) < 5:
-        time.sleep(0.05)
-    assert proc.poll() is None, "ingestion finished before it could be killed"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    ingest_and_kill(archive, data, after_documents=5)
 
     engine = build_engine(Settings(data_dir=data, embed_provider="fake"))
     before = {d.doc_id for d in engine.store.documents()}

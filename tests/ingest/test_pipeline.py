@@ -155,18 +155,8 @@ def test_regulation_dropped_from_a_book_is_deleted(tmp_path: Path) -> None:
 def test_killed_ingest_leaves_store_consistent_and_next_run_completes(tmp_path: Path) -> None:
     need_shared()
     data = tmp_path / "data"
-    env = {**os.environ, "GEUNGEO_DATA_DIR": str(data), "GEUNGEO_EMBED_PROVIDER": "fake"}
     laws = CORPUS / "laws"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "geungeo", "ingest", str(laws)], env=env, cwd=tmp_path,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and _complete_documents(data) < 5:
-        time.sleep(0.05)
-    assert proc.poll() is None, "ingestion finished before it could be killed"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    ingest_and_kill(laws, data, after_documents=5)
 
     engine = build_engine(Settings(data_dir=data, embed_provider="fake"))
     visible = engine.store.documents()
@@ -180,6 +170,21 @@ def test_killed_ingest_leaves_store_consistent_and_next_run_completes(tmp_path: 
     total = sum(d.chunk_count for d in engine.store.documents())
     assert engine.store.count() == total == engine.store.collection.count()  # type: ignore[attr-defined]
     engine.close()
+
+
+def ingest_and_kill(path: Path, data: Path, after_documents: int) -> None:
+    """Run `geungeo ingest path` (fake embedder) into ``data`` and SIGKILL it once ``after_documents`` are written."""
+    env = {**os.environ, "GEUNGEO_DATA_DIR": str(data), "GEUNGEO_EMBED_PROVIDER": "fake"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "geungeo", "ingest", str(path)], env=env, cwd=data.parent,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and _complete_documents(data) < after_documents:
+        time.sleep(0.05)
+    assert proc.poll() is None, "ingestion finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
 
 
 def _complete_documents(data: Path) -> int:
