@@ -1,12 +1,13 @@
 """Archives of documents (``.tar``, ``.tar.gz``, ``.tar.xz``, ``.tar.bz2``, ``.zip``): ingested as the folder they hold.
 
-An archive is unpacked once, streamed member by member, into ``data_dir/archives/<name>-<sha256 prefix>``
-and ingested from there like any folder, so a run killed during the ingestion resumes with the documents
-not yet written (the folder stays), and a run killed during the unpacking starts the unpacking over (it
-happens in a ``.partial`` folder renamed when complete). Only regular files are unpacked, never outside
-the folder (tarfile's ``data`` filter: ``..`` refused, a leading ``/`` dropped; no links or devices), names too long
-for a file system are shortened, and the members together may not inflate past ``GEUNGEO_MAX_UNPACKED_MB`` nor
-number more than :data:`MAX_MEMBERS`.
+An archive is unpacked once, streamed member by member, into ``data_dir/archives/<name>-<hash of its path>``
+(again when its content changes) and ingested from there like any folder, so a run killed during the
+ingestion resumes with the documents not yet written (the folder stays), and a run killed during the
+unpacking starts the unpacking over (it happens in a ``.partial`` folder renamed when complete).
+
+Only regular files are unpacked, never outside the folder (tarfile's ``data`` filter: ``..`` refused, a
+leading ``/`` dropped; no links or devices), names too long for a file system are shortened, and the
+members together may not inflate past ``GEUNGEO_MAX_UNPACKED_MB`` nor number more than :data:`MAX_MEMBERS`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from geungeo.text.normalize import nfc
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip")
 MAX_MEMBERS = 200_000
 NAME_BYTES = 240  # a file name's bytes (ext4 and most others take 255)
+STAMP = ".archive-sha256"  # in the unpacked folder: the content it was unpacked from (hidden, so never ingested)
 
 
 def is_archive(path: Path) -> bool:
@@ -34,26 +36,35 @@ def is_archive(path: Path) -> bool:
 
 
 def unpacked(path: Path, root: Path, limit: int) -> Path:
-    """The folder holding ``path``'s members under ``root``, unpacked first if it is not there yet."""
+    """The folder under ``root`` holding the members of the archive at ``path``, unpacked again when its content
+    changed. The folder is named by where the archive is, not by its content, so the documents of an updated
+    archive keep their ids: the unchanged ones are skipped, the changed ones replaced."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     stem = next(path.name[: -len(s)] for s in SUFFIXES if path.name.lower().endswith(s))
-    folder = root / f"{nfc(stem)}-{digest.hexdigest()[:16]}"
-    if folder.is_dir():
+    where = hashlib.sha256(nfc(str(path.resolve())).encode()).hexdigest()[:16]
+    folder = root / f"{nfc(stem)}-{where}"
+    stamp = folder / STAMP
+    if stamp.is_file() and stamp.read_text("ascii") == digest.hexdigest():
         return folder
-    partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    partial, old = folder.with_name(folder.name + ".partial"), folder.with_name(folder.name + ".old")
+    for leftover in (partial, old):
+        shutil.rmtree(leftover, ignore_errors=True)
     partial.mkdir(parents=True)
     try:
         if path.name.lower().endswith(".zip"):
             _unzip(path, partial, limit)
         else:
             _untar(path, partial, limit)
+        (partial / STAMP).write_text(digest.hexdigest(), "ascii")
+        if folder.exists():
+            folder.rename(old)
         partial.rename(folder)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
     return folder
 
 
