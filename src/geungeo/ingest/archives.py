@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from geungeo.errors import LoaderError
+from geungeo.ingest.page_images import content_key
 from geungeo.ingest.unpacking import check_zip
 from geungeo.text.normalize import nfc
 
@@ -39,15 +40,12 @@ def unpacked(path: Path, root: Path, limit: int) -> Path:
     """The folder under ``root`` holding the members of the archive at ``path``, unpacked again when its content
     changed. The folder is named by where the archive is, not by its content, so the documents of an updated
     archive keep their ids: the unchanged ones are skipped, the changed ones replaced."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    digest = content_key(path)
     stem = next(path.name[: -len(s)] for s in SUFFIXES if path.name.lower().endswith(s))
     where = hashlib.sha256(nfc(str(path.resolve())).encode()).hexdigest()[:16]
     folder = root / f"{nfc(stem)}-{where}"
     stamp = folder / STAMP
-    if stamp.is_file() and stamp.read_text("ascii") == digest.hexdigest():
+    if stamp.is_file() and stamp.read_text("ascii") == digest:
         return folder
     partial, old = folder.with_name(folder.name + ".partial"), folder.with_name(folder.name + ".old")
     for leftover in (partial, old):
@@ -58,7 +56,7 @@ def unpacked(path: Path, root: Path, limit: int) -> Path:
             _unzip(path, partial, limit)
         else:
             _untar(path, partial, limit)
-        (partial / STAMP).write_text(digest.hexdigest(), "ascii")
+        (partial / STAMP).write_text(digest, "ascii")
         if folder.exists():
             folder.rename(old)
         partial.rename(folder)

@@ -76,9 +76,8 @@ def discover(
             except LoaderError as exc:
                 failed.append(FileResult(nfc(str(path)), error=exc.reason))
                 return
-            for p in sorted(folder.rglob("*")):
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
-                    add(p, False, inside_archive=True)
+            for p in _visible_files(folder):
+                add(p, False, inside_archive=True)
         elif explicit or path.suffix.lower() in suffixes:
             files.append(path)
         else:
@@ -86,12 +85,18 @@ def discover(
 
     for path in paths:
         if path.is_dir():
-            for p in sorted(path.rglob("*")):
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts):
-                    add(p, False)
+            for p in _visible_files(path):
+                add(p, False)
         else:
             add(path, True)
     return files, skipped, failed
+
+
+def _visible_files(folder: Path) -> Iterator[Path]:
+    """The files under ``folder``, sorted, but for hidden ones and those in hidden folders."""
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
+            yield p
 
 
 def _record(doc: Document, chunks: list[Chunk], settings: Settings) -> DocumentRecord:
