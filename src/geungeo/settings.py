@@ -160,7 +160,9 @@ class Settings(BaseSettings):
     embed_max_chars: int = Field(
         400, ge=50, description="Passages are cut to this many characters before embedding (the cost of e5 grows with length)."
     )
-    embed_threads: int = Field(0, ge=0, description="CPU threads for local embedders (0 = all cores).")
+    embed_threads: int = Field(
+        0, ge=0, description="CPU threads for local embedders (0 = all cores); e5-onnx runs that many batches at once."
+    )
     embed_timeout_s: float = Field(60.0, gt=0, description="Timeout of one remote embedding call.")
 
     # --- LLM ---------------------------------------------------------------

@@ -96,6 +96,23 @@ def test_batching_by_length_keeps_the_input_order(models: dict[str, E5OnnxEmbedd
         emb.batch_size = 32
 
 
+def test_batches_run_side_by_side_give_the_vectors_of_one_at_a_time(models: dict[str, E5OnnxEmbedder]) -> None:
+    """Each worker runs whole batches on one core; the rows come back in order, as from a single worker."""
+    emb = models["int8"]
+    texts = [p * (1 + n % 3) for n, p in enumerate(VARIED * 3)]
+    emb.batch_size, workers = 2, emb.workers
+    try:
+        emb.workers = 1
+        serial = emb.embed(texts)
+        emb.workers = 3
+        progress: list[int] = []
+        parallel = emb.embed(texts, on_batch=lambda done, _: progress.append(done))
+    finally:
+        emb.batch_size, emb.workers = 32, workers
+    assert np.array_equal(serial, parallel)
+    assert progress == sorted(progress) and progress[-1] == len(texts) and len(progress) > 3
+
+
 def test_ranks_a_korean_paraphrase_first(models: dict[str, E5OnnxEmbedder]) -> None:
     for emb in models.values():
         q = emb.embed(["근로자의 연차 유급휴가는 며칠인가요?"], query=True)[0]

@@ -411,11 +411,11 @@ def test_a_source_line_is_not_quoted_as_what_it_attributes() -> None:
     page = _item(
         1,
         "AI 브리프 p.20",
-        "n 갈릴레오가 LLM 환각 지수를 발표\n∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가\n"
+        "■ 갈릴레오가 LLM 환각 지수를 발표\n∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가\n"
         "☞ 출처: Galileo, LLM Hallucination Index, 2023.11.15.",
     )
     quotable = [c.text for c in clauses(page.text)]
-    assert quotable == ["n 갈릴레오가 LLM 환각 지수를 발표", "∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가"]
+    assert quotable == ["■ 갈릴레오가 LLM 환각 지수를 발표", "∙ 질문과 답변에서 제퍼(Zephyr-7b)가 라마2를 능가"]
     answer = extract("LLM Hallucination Index에서 라마2를 능가한 모델은?", [page], None)
     assert "제퍼" in answer.sentences[0].text
 
@@ -427,8 +427,8 @@ def test_a_passage_heading_is_context_not_the_answer() -> None:
     text = "\n".join(
         [
             headline,
-            "n 미국 캘리포니아 북부지방법원은 미드저니를 대상으로 예술가 3인이 제기한 저작권 침해 소송을 기각",
-            "n 오릭 판사는 판결문에서 소송을 기각한 핵심 이유로 예술가들의 저작권 미등록을 제시",
+            "■ 미국 캘리포니아 북부지방법원은 미드저니를 대상으로 예술가 3인이 제기한 저작권 침해 소송을 기각",
+            "■ 오릭 판사는 판결문에서 소송을 기각한 핵심 이유로 예술가들의 저작권 미등록을 제시",
         ]
     )
     question = "미국에서 예술가들이 이미지 AI 기업을 고소했다가 기각됐다던데 판사가 든 이유가 뭐였어요?"
@@ -437,7 +437,7 @@ def test_a_passage_heading_is_context_not_the_answer() -> None:
     with_heading = page.model_copy(update={"headings": [headline]})
     assert [c.text for c in clauses(text, [headline])] == text.split("\n")[1:]
     quoted = extract(question, [with_heading], None).sentences[0].text
-    assert quoted != headline and quoted.startswith("n ")
+    assert quoted != headline and quoted.startswith("■ ")
 
 
 def test_a_heading_is_the_context_of_the_clauses_below_it_only() -> None:

@@ -45,12 +45,20 @@ def test_one_document_with_23_pages(brief: Document) -> None:
 
 def test_page_4_holds_what_a_reader_sees_there(brief: Document) -> None:
     sentence = (
-        "n 미국 바이든 대통령이 2023년 10월 30일 연방정부 차원에서 안전하고 신뢰할 수 있는 AI 개발과 "
+        "■ 미국 바이든 대통령이 2023년 10월 30일 연방정부 차원에서 안전하고 신뢰할 수 있는 AI 개발과 "
         "사용을 보장하기 위한 행정명령을 발표"
     )
     assert sentence in [e.text for e in brief.elements if e.page == 4]
     assert "미국, 안전하고 신뢰할 수 있는 AI 개발과 사용에 관한 행정명령 발표" in _page_text(brief, 4)
     assert "안전하고 신뢰할 수 있는" not in _page_text(brief, 6)
+
+
+def test_dingbat_bullets_read_as_the_glyphs_they_draw(brief: Document) -> None:
+    """The brief sets its bullets in Wingdings without a ToUnicode map: pdfium reports ■ as "n" and ○ as "£"."""
+    texts = [e.text for e in brief.elements]
+    assert not any(t.startswith(("n ", "£")) or "£" in t for t in texts)
+    assert sum(t.startswith("■ ") for t in texts) > 50
+    assert "○ 바이든 대통령, AI 행정명령 통해 안전하고 신뢰할 수 있는 AI 개발과 활용 추진" in texts
 
 
 def test_gold_evidence_is_on_its_gold_page(brief: Document) -> None:
@@ -95,8 +103,8 @@ def test_nfd_file_name_gives_nfc_source(tmp_path: Path) -> None:
 
 
 def test_wrapped_lines_join_and_bullets_start_paragraphs() -> None:
-    lines = ["첫 문단은 여기서 ", "이어진다", "∙ 글머리 문단이 ", "다음 줄로 이어지고 ", "n 새 글머리", "끝"]
-    assert paragraphs(lines) == ["첫 문단은 여기서 이어진다", "∙ 글머리 문단이 다음 줄로 이어지고", "n 새 글머리", "끝"]
+    lines = ["첫 문단은 여기서 ", "이어진다", "∙ 글머리 문단이 ", "다음 줄로 이어지고 ", "■ 새 글머리", "끝"]
+    assert paragraphs(lines) == ["첫 문단은 여기서 이어진다", "∙ 글머리 문단이 다음 줄로 이어지고", "■ 새 글머리", "끝"]
 
 
 def _page(lines: list[tuple[str, float, float]]) -> PageLayout:
@@ -114,7 +122,7 @@ def _page(lines: list[tuple[str, float, float]]) -> PageLayout:
 def test_a_line_wrapped_at_the_right_edge_without_a_space_joins_the_next() -> None:
     items = _page(
         [
-            ("n 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터", 74.0, 546.0),  # wrapped: no space kept
+            ("■ 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터", 74.0, 546.0),  # wrapped: no space kept
             ("사용방식을 바꿀 것이라는 전망을 제시", 88.0, 400.0),
             ("∙ (교육) 에이전트가 1대 1 가정교사의 역할을 맡아 교육 경험을 제공", 80.0, 546.0),  # full, then a bullet
             ("∙ (생산성) 사업계획 작성을 지원", 80.0, 300.0),
@@ -123,7 +131,7 @@ def test_a_line_wrapped_at_the_right_edge_without_a_space_joins_the_next() -> No
         ]
     ).items()
     assert paragraphs([str(i) for i in items]) == [
-        "n 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식을 바꿀 것이라는 전망을 제시",
+        "■ 빌 게이츠가 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식을 바꿀 것이라는 전망을 제시",
         "∙ (교육) 에이전트가 1대 1 가정교사의 역할을 맡아 교육 경험을 제공",
         "∙ (생산성) 사업계획 작성을 지원",
         "짧은 제목 줄",
@@ -133,7 +141,7 @@ def test_a_line_wrapped_at_the_right_edge_without_a_space_joins_the_next() -> No
 
 def test_the_brief_quotes_whole_sentences_where_its_lines_wrap(brief: Document) -> None:
     sentence = (
-        "n 빌 게이츠 마이크로소프트 창업자가 2023년 11월 9일 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식과 "
+        "■ 빌 게이츠 마이크로소프트 창업자가 2023년 11월 9일 공식 블로그를 통해 AI 에이전트가 컴퓨터 사용방식과 "
         "소프트웨어 산업을 완전히 변화시킬 것이라는 전망을 제시"
     )
     assert sentence in [e.text for e in brief.elements if e.page == 16]

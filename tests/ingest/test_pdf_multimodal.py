@@ -67,7 +67,7 @@ def test_page_19_table_text_is_not_also_a_paragraph_and_sits_in_reading_order(br
     paragraphs = [e.text for e in page if e.category == "paragraph"]
     assert not any("알파고" in t or "미달성" in t or AGI_CAPTION in t for t in paragraphs)
     at = [e.category for e in page].index("table")
-    assert page[at - 1].text.startswith("n 연구진은 상기 원칙에 따라")
+    assert page[at - 1].text.startswith("■ 연구진은 상기 원칙에 따라")
     assert page[at + 1].text.startswith("☞ 출처 : Arxiv.org")
 
 

@@ -357,35 +357,50 @@ def test_a_dead_ingestion_process_is_a_clear_error_and_what_it_sent_stays_writte
     engine.close()
 
 
-def test_parsing_runs_ahead_of_a_slow_embedder_by_a_bounded_queue_only(tmp_path: Path) -> None:
+def test_parsing_runs_ahead_of_a_slow_embedder_by_a_bounded_queue_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Memory stays flat whatever the corpus: the parser stops when ``QUEUE_DOCUMENTS`` parsed documents wait for
-    vectors, however slow the embedder (a list between the stages would hold every parsed document)."""
+    vectors, however slow the embedder (a list between the stages would hold every parsed document); the writer
+    holds at most one group of ``EMBED_GROUP_CHUNKS`` chunks besides, and embeds small documents together."""
+    from geungeo.ingest import parsing as parsing_module
     from geungeo.ingest.parsing import QUEUE_DOCUMENTS
     from geungeo.ingest.pipeline import Ingestor
     from geungeo.testing.fakes import FakeEmbedder
 
+    group_chunks = 5
+    monkeypatch.setattr(parsing_module, "EMBED_GROUP_CHUNKS", group_chunks)
     docs = tmp_path / "docs"
     docs.mkdir()
     for n in range(40):
         _write(docs, f"규정{n:02d}", f"주제{n}")
     engine = build_engine(_settings(tmp_path))
     parsed = [0]
-    ahead: list[int] = []
+    embedded = [0]
+    log: list[tuple[int, int]] = []  # (documents parsed, chunks embedded) when each embedding call starts
 
     class SlowEmbedder(FakeEmbedder):
         def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
             time.sleep(0.05)  # the parser has all the time it wants to run ahead
-            ahead.append(parsed[0] - self.calls)  # documents parsed but not yet embedded
+            log.append((parsed[0], embedded[0]))
+            embedded[0] += len(texts)
             return super()._embed(texts, query=query)
 
     def progress(stage: str, done: int, total: int) -> None:
         if stage == "files":
             parsed[0] = done
 
-    ingestor = Ingestor(engine.store, SlowEmbedder(), engine.settings)
+    embedder = SlowEmbedder()
+    ingestor = Ingestor(engine.store, embedder, engine.settings)
     report = ingestor.run([docs], progress=progress)
     ingestor.close()
     assert not report.failed and report.documents == 40
-    assert max(ahead) <= QUEUE_DOCUMENTS + 2, ahead  # the queue, the document being embedded, the one being parsed
+    per_document = engine.store.count() // 40
+    assert per_document * 40 == engine.store.count() and per_document < group_chunks
+    ahead = [done - chunks // per_document for done, chunks in log]  # documents parsed but not yet embedded
+    group_documents = -(-group_chunks // per_document)
+    # the queue, the group being embedded, the one being parsed
+    assert max(ahead) <= QUEUE_DOCUMENTS + group_documents + 1, ahead
     assert max(ahead) >= QUEUE_DOCUMENTS // 2  # it did run ahead (a file queues its work and its document)
+    assert embedder.calls < 40  # small documents were embedded together
     engine.close()

@@ -80,6 +80,8 @@ parsed so far: the total grows while files are parsed), called from the parsing 
 
 # Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
 QUEUE_DOCUMENTS = 8
+# Chunks of small documents embedded in one call: the embedder's batches stay full and its workers busy.
+EMBED_GROUP_CHUNKS = 256
 
 Todo = list[tuple[Path, str, str]]
 """The files to parse: (path, origin, fingerprint) each."""
@@ -252,15 +254,45 @@ def embedded(
     progress: Progress | None,
 ) -> Iterator[FileWork | Pending]:
     """``items`` with each document's vectors made: the step between parsing and writing, in the writer's thread or
-    in an ingestion process. Its time counts to ``report.embed_seconds`` and the file's; progress "embed" is out of
+    in an ingestion process. Small documents are embedded together, up to ``EMBED_GROUP_CHUNKS`` chunks or until
+    nothing more is parsed yet, so that the embedder's batches stay full; a group is written as soon as it is
+    embedded. Its time counts to ``report.embed_seconds`` and, by chunks, to each file's; progress "embed" is out of
     the chunks ``parsing`` has queued so far."""
     done = 0
+    group: list[FileWork | Pending] = []
+    size = 0
     for item in items:
-        if isinstance(item, Pending):
-            t0 = time.perf_counter()
-            item.vectors = embed_chunks(embedder, settings, item.chunks, done, parsing.chunks_queued, progress)
-            done += len(item.chunks)
-            spent = time.perf_counter() - t0
-            report.embed_seconds += spent
-            item.file.result.seconds += spent
-        yield item
+        group.append(item)
+        size += len(item.chunks) if isinstance(item, Pending) else 0
+        if size < EMBED_GROUP_CHUNKS and not parsing.queue.empty():
+            continue
+        _embed_group([i for i in group if isinstance(i, Pending)], done, parsing, embedder, settings, report, progress)
+        done += size
+        yield from group
+        group, size = [], 0
+    _embed_group([i for i in group if isinstance(i, Pending)], done, parsing, embedder, settings, report, progress)
+    yield from group
+
+
+def _embed_group(
+    pending: list[Pending],
+    done: int,
+    parsing: Parsing,
+    embedder: Embedder,
+    settings: Settings,
+    report: IngestReport,
+    progress: Progress | None,
+) -> None:
+    """Give each of ``pending`` its rows of one embedding call over all their chunks."""
+    chunks = [c for item in pending for c in item.chunks]
+    if not chunks:
+        return
+    t0 = time.perf_counter()
+    vectors = embed_chunks(embedder, settings, chunks, done, parsing.chunks_queued, progress)
+    spent = time.perf_counter() - t0
+    report.embed_seconds += spent
+    start = 0
+    for item in pending:
+        item.vectors = vectors[start : start + len(item.chunks)]
+        start += len(item.chunks)
+        item.file.result.seconds += spent * len(item.chunks) / len(chunks)

@@ -130,7 +130,7 @@ def _page_layout(
     grids = _grids(plumbed, number)
     images = figure_candidates(page)
     if not grids and not images:
-        return list(text_lines(textpage.get_text_range()))
+        return list(text_lines(chars.text))
     layout = PageLayout(chars)
     for grid in grids:
         rows = resolve(grid, layout.chars.read_rect)

@@ -11,6 +11,7 @@ below the image. Source lines are copied, not moved: they also cite the surround
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
 import re
@@ -45,8 +46,15 @@ _CAPTIONS: dict[CaptionKind, re.Pattern[str]] = {
     ),
 }
 _TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracketed title line: <구글 딥마인드의 …>
-# Bullets and list marks that open a paragraph ("n" and "£" are symbol-font bullets as extracted).
-BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<]|[n£]\s|\d+\.\s)")
+# Bullets and list marks that open a paragraph.
+BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<➢❑❖✓]|\d+\.\s)")
+
+# A dingbat font without a ToUnicode map reports its glyphs as the Latin letters at their codes ("n" for
+# Wingdings' ■): what the common bullets of Wingdings draw, and a bullet for any other glyph of such a font.
+WINGDINGS = {
+    "l": "●", "n": "■", "o": "□", "q": "❑", "u": "◆", "v": "❖", "¡": "○", "£": "○", "§": "▪", "Ø": "➢", "ü": "✓",
+}  # fmt: skip
+DINGBAT_FONTS = ("wingdings", "webdings", "zapfdingbats", "dingbats")
 _INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
 
 
@@ -96,7 +104,7 @@ class PageChars:
         text = textpage.get_text_range()
         if len(text) != count:  # pdfium left out or added characters: read them one by one
             text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
-        return cls(text, [textpage.get_charbox(i) for i in range(count)])
+        return cls(_dingbats_read(textpage, text), [textpage.get_charbox(i) for i in range(count)])
 
     def lines(self) -> list[Line]:
         out, start = [], 0
@@ -119,6 +127,25 @@ class PageChars:
             joint = " " if out.endswith((" ", "\t")) or line.lstrip().startswith(("-", "∙", "•", "·", "※", "*")) else ""
             out = f"{out}{joint}{line}" if out else line
         return clean_text(out)
+
+
+def _dingbats_read(textpage: pypdfium2.PdfTextPage, text: str) -> str:
+    """``text`` (one character per pdfium char) with the glyphs of dingbat fonts read as what they draw."""
+    name = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        if ord(ch) > 0xFF or ch.isspace():  # such fonts report their glyphs at one-byte codes
+            continue
+        pdfium_c.FPDFText_GetFontInfo(textpage.raw, i, name, len(name), ctypes.byref(flags))
+        font = name.value.decode("latin-1").lower()
+        font = font.partition("+")[2] or font  # past a subset tag ("INPILL+Wingdings-Regular")
+        if font.replace(" ", "").startswith(DINGBAT_FONTS):
+            chars[i] = WINGDINGS.get(ch, "•") if _WINGDINGS_1.match(font) else "•"
+    return "".join(chars)
+
+
+_WINGDINGS_1 = re.compile(r"wingdings(?![\s-]*[23])")  # Wingdings 2 and 3 draw other glyphs at the same codes
 
 
 def heading_lines(textpage: pypdfium2.PdfTextPage, chars: PageChars) -> set[str]:
