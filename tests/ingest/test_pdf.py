@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import shutil
+import types
 import unicodedata
 from pathlib import Path
 
@@ -59,6 +61,27 @@ def test_dingbat_bullets_read_as_the_glyphs_they_draw(brief: Document) -> None:
     assert not any(t.startswith(("n ", "£")) or "£" in t for t in texts)
     assert sum(t.startswith("■ ") for t in texts) > 50
     assert "○ 바이든 대통령, AI 행정명령 통해 안전하고 신뢰할 수 있는 AI 개발과 활용 추진" in texts
+
+
+@pytest.mark.parametrize(
+    ("font", "expected"),
+    [("ABCDEF+Wingdings-Regular", "■ 첫째\n■ 둘째\nn은 글자"), ("Wingdings 2", "• 첫째\n• 둘째\nn은 글자")],
+)
+def test_a_dingbat_font_is_read_by_its_glyphs_at_either_code(
+    monkeypatch: pytest.MonkeyPatch, font: str, expected: str
+) -> None:
+    """Wingdings' ■ comes as "n" or as U+F06E; Wingdings 2 draws other glyphs at those codes (a plain bullet)."""
+    from geungeo.ingest import pdf_layout
+
+    text = "n 첫째\n\uf06e 둘째\nn은 글자"
+    dingbats = {0, text.index("\uf06e")}
+
+    def font_info(_page: object, index: int, buffer: ctypes.Array[ctypes.c_char], *_: object) -> int:
+        buffer.value = font.encode() if index in dingbats else b"ABCDEF+KoPubWorldDotumLight"
+        return len(buffer.value)
+
+    monkeypatch.setattr(pdf_layout.pdfium_c, "FPDFText_GetFontInfo", font_info)
+    assert pdf_layout._dingbats_read(types.SimpleNamespace(raw=None), text) == expected  # type: ignore[arg-type]
 
 
 def test_gold_evidence_is_on_its_gold_page(brief: Document) -> None:

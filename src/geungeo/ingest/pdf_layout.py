@@ -50,9 +50,10 @@ _TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracket
 BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<➢❑❖✓]|\d+\.\s)")
 
 # A dingbat font without a ToUnicode map reports its glyphs as the Latin letters at their codes ("n" for
-# Wingdings' ■): what the common bullets of Wingdings draw, and a bullet for any other glyph of such a font.
+# Wingdings' ■), or at those codes in the private use area (U+F06E): what the common bullets of Wingdings draw
+# ("£" is drawn as a ring in the shared brief), and a bullet for any other glyph of such a font.
 WINGDINGS = {
-    "l": "●", "n": "■", "o": "□", "q": "❑", "u": "◆", "v": "❖", "¡": "○", "£": "○", "§": "▪", "Ø": "➢", "ü": "✓",
+    "l": "●", "n": "■", "o": "□", "q": "❑", "u": "◆", "v": "❖", "£": "○", "§": "▪", "Ø": "➢", "ü": "✓",
 }  # fmt: skip
 DINGBAT_FONTS = ("wingdings", "webdings", "zapfdingbats", "dingbats")
 _INLINE_BULLET = re.compile(r"\s(?=[∙•]\s)")  # a bullet the extractor left on the previous line
@@ -135,13 +136,14 @@ def _dingbats_read(textpage: pypdfium2.PdfTextPage, text: str) -> str:
     flags = ctypes.c_int()
     chars = list(text)
     for i, ch in enumerate(chars):
-        if ord(ch) > 0xFF or ch.isspace():  # such fonts report their glyphs at one-byte codes
+        code = ord(ch) - 0xF000 if 0xF020 <= ord(ch) <= 0xF0FF else ord(ch)
+        if code > 0xFF or ch.isspace():  # such fonts report their glyphs at one-byte codes
             continue
         pdfium_c.FPDFText_GetFontInfo(textpage.raw, i, name, len(name), ctypes.byref(flags))
         font = name.value.decode("latin-1").lower()
         font = font.partition("+")[2] or font  # past a subset tag ("INPILL+Wingdings-Regular")
         if font.replace(" ", "").startswith(DINGBAT_FONTS):
-            chars[i] = WINGDINGS.get(ch, "•") if _WINGDINGS_1.match(font) else "•"
+            chars[i] = WINGDINGS.get(chr(code), "•") if _WINGDINGS_1.match(font) else "•"
     return "".join(chars)
 
 
