@@ -149,8 +149,8 @@ def build_graph(src: E5File, *, blocks: frozenset[str] = frozenset(), int8: bool
         return const(f"{prefix}.b", src.f32(f"{prefix}.b"))
 
     def layer_norm(x: str, prefix: str) -> str:
-        w, b = const(f"{prefix}.w", src.f32(f"{prefix}.w")), const(f"{prefix}.b", src.f32(f"{prefix}.b"))
-        return op("LayerNormalization", [x, w, b], axis=-1, epsilon=float(src.eps))
+        scale = const(f"{prefix}.w", src.f32(f"{prefix}.w"))
+        return op("LayerNormalization", [x, scale, bias_of(prefix)], axis=-1, epsilon=float(src.eps))
 
     i64 = lambda name, *v: const(name, np.array(v, dtype=np.int64))  # noqa: E731
     f32 = lambda name, v: const(name, np.array(v, dtype=np.float32))  # noqa: E731

@@ -266,16 +266,16 @@ def embedded(
         size += len(item.chunks) if isinstance(item, Pending) else 0
         if size < EMBED_GROUP_CHUNKS and not parsing.queue.empty():
             continue
-        _embed_group([i for i in group if isinstance(i, Pending)], done, parsing, embedder, settings, report, progress)
+        _embed_group(group, done, parsing, embedder, settings, report, progress)
         done += size
         yield from group
         group, size = [], 0
-    _embed_group([i for i in group if isinstance(i, Pending)], done, parsing, embedder, settings, report, progress)
+    _embed_group(group, done, parsing, embedder, settings, report, progress)
     yield from group
 
 
 def _embed_group(
-    pending: list[Pending],
+    group: list[FileWork | Pending],
     done: int,
     parsing: Parsing,
     embedder: Embedder,
@@ -283,7 +283,8 @@ def _embed_group(
     report: IngestReport,
     progress: Progress | None,
 ) -> None:
-    """Give each of ``pending`` its rows of one embedding call over all their chunks."""
+    """Give each document of ``group`` its rows of one embedding call over all their chunks."""
+    pending = [item for item in group if isinstance(item, Pending)]
     chunks = [c for item in pending for c in item.chunks]
     if not chunks:
         return
