@@ -29,6 +29,7 @@ VARIED = [
     "   leading  and   repeated   spaces\tand\ttabs\nand newlines  ",
     "ＦＵＬＬ ｗｉｄｔｈ ① ㈜ ﬁ ½ ℃ ㎏ Ⅻ à é ü",
     "emoji 😀👍🏽 and 中文字符 and 日本語 and <s> </s> <unk>",
+    "𠀀𠀁𠀂 ꙮꙮ 연차",  # runs of characters outside the vocabulary: one <unk> each, as e5.c counts them
     "휴직 " * 400 + "long English words follow " * 60,
 ]
 LONG = VARIED[-1]

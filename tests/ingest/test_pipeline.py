@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -355,6 +356,79 @@ def test_a_dead_ingestion_process_is_a_clear_error_and_what_it_sent_stays_writte
     assert not report.failed and {d.title for d in engine.store.documents()} == titles
     assert engine.store.count() == 18
     engine.close()
+
+
+def test_the_next_group_is_embedded_while_the_last_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedding and store writes overlap (an embedding thread beside the writer): with slow writes, an embedding
+    call starts while a document is being written, and every document still lands once, in order of parsing."""
+    from geungeo.ingest import parsing as parsing_module
+    from geungeo.ingest.pipeline import Ingestor
+    from geungeo.testing.fakes import FakeEmbedder
+
+    monkeypatch.setattr(parsing_module, "EMBED_GROUP_CHUNKS", 4)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(12):
+        _write(docs, f"규정{n:02d}", f"주제{n}")
+    engine = build_engine(_settings(tmp_path))
+    writing = [False]
+    during_write = [0]
+    written: list[str] = []
+
+    class LoggingEmbedder(FakeEmbedder):
+        def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+            during_write[0] += writing[0]
+            time.sleep(0.02)
+            return super()._embed(texts, query=query)
+
+    replace = engine.store.replace_document
+
+    def slow_replace(record, chunks, vectors, terms):  # type: ignore[no-untyped-def]
+        writing[0] = True
+        time.sleep(0.1)
+        written.append(record.title)
+        replace(record, chunks, vectors, terms)
+        writing[0] = False
+
+    monkeypatch.setattr(engine.store, "replace_document", slow_replace)
+    ingestor = Ingestor(engine.store, LoggingEmbedder(), engine.settings)
+    report = ingestor.run([docs])
+    ingestor.close()
+    assert not report.failed and report.documents == 12 and report.write_seconds >= 12 * 0.1
+    assert written == sorted(written) and len(written) == 12
+    assert during_write[0] >= 1
+    engine.close()
+
+
+def test_ahead_raises_the_makers_error_and_stops_with_its_consumer() -> None:
+    """The embedding thread's error reaches the writer; a writer that stops early stops the thread."""
+    from geungeo.ingest.parsing import ahead
+
+    def failing() -> Iterator[int]:
+        yield 1
+        raise ValueError("embedder broke")
+
+    got: list[int] = []
+    with pytest.raises(ValueError, match="embedder broke"):
+        got.extend(ahead(failing(), 2, name="t"))
+    assert got == [1]
+
+    made: list[int] = []
+
+    def endless() -> Iterator[int]:
+        n = 0
+        while True:
+            made.append(n)
+            yield n
+            n += 1
+
+    consumer = ahead(endless(), 2, name="t")
+    assert [next(consumer) for _ in range(3)] == [0, 1, 2]
+    consumer.close()  # the writer failed: the thread stops at its next item
+    time.sleep(0.5)
+    stopped_at = len(made)
+    time.sleep(0.5)
+    assert len(made) == stopped_at <= 3 + 2 + 2
 
 
 def test_parsing_runs_ahead_of_a_slow_embedder_by_a_bounded_queue_only(

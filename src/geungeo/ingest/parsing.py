@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Full, Queue
+from typing import TypeVar
 
 import numpy as np
 
@@ -57,7 +58,8 @@ class IngestReport:
     seconds: float = 0.0
     parse_seconds: float = 0.0
     sparse_seconds: float = 0.0
-    embed_seconds: float = 0.0  # embedding and writing
+    embed_seconds: float = 0.0  # embedding (and LLM context sentences)
+    write_seconds: float = 0.0  # store writes
     written_chunks: int = 0  # chunks written in this run (the others were unchanged)
     embedded_chunks: int = 0  # vectors computed in this run (not read from the embedding cache)
 
@@ -80,9 +82,12 @@ parsed so far: the total grows while files are parsed), called from the parsing 
 
 # Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
 QUEUE_DOCUMENTS = 8
+# Embedded documents (and files) waiting for their write: the next group is embedded while these are written.
+EMBEDDED_AHEAD = QUEUE_DOCUMENTS
 # Chunks of small documents embedded in one call: the embedder's batches stay full and its workers busy.
 EMBED_GROUP_CHUNKS = 256
 
+T = TypeVar("T")
 Todo = list[tuple[Path, str, str]]
 """The files to parse: (path, origin, fingerprint) each."""
 
@@ -112,6 +117,7 @@ class Pending:
     chunks: list[Chunk]
     terms: list[list[str]] | None = None
     vectors: np.ndarray | None = None  # made by :func:`embedded`
+    seconds: float = 0.0  # its share of the embedding time, added to its file's by the writer
 
 
 @dataclass
@@ -296,4 +302,41 @@ def _embed_group(
     for item in pending:
         item.vectors = vectors[start : start + len(item.chunks)]
         start += len(item.chunks)
-        item.file.result.seconds += spent * len(item.chunks) / len(chunks)
+        item.seconds += spent * len(item.chunks) / len(chunks)
+
+
+def ahead(items: Iterator[T], size: int, *, name: str) -> Generator[T]:
+    """``items`` made in a thread of their own, at most ``size`` ahead of the consumer, so that making the next
+    ones (embedding) overlaps using these (writing). The thread's exception is raised here; a consumer that
+    stops early (an error, an interrupt) stops the thread at its next item."""
+    buffer: Queue[tuple[T] | BaseException | None] = Queue(maxsize=size)
+    stop = threading.Event()
+
+    def offer(entry: tuple[T] | BaseException | None) -> bool:
+        while not stop.is_set():
+            try:
+                buffer.put(entry, timeout=0.2)
+                return True
+            except Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer((item,)):
+                    return
+            offer(None)
+        except BaseException as exc:  # raised in the consumer
+            offer(exc)
+
+    thread = threading.Thread(target=produce, name=name, daemon=True)
+    thread.start()
+    try:
+        while (entry := buffer.get()) is not None:
+            if isinstance(entry, BaseException):
+                raise entry
+            yield entry[0]
+    finally:
+        stop.set()
+        thread.join(1.0)  # interrupted mid-item: do not wait for a long embedding call (a daemon thread)

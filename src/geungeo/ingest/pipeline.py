@@ -26,6 +26,7 @@ from geungeo.ingest import archives, ocr
 from geungeo.ingest.base import FORMAT_VERSION, supported_suffixes
 from geungeo.ingest.manifest import FileManifest
 from geungeo.ingest.parsing import (
+    EMBEDDED_AHEAD,
     QUEUE_DOCUMENTS,
     FileResult,
     FileWork,
@@ -35,6 +36,7 @@ from geungeo.ingest.parsing import (
     Pending,
     Progress,
     Todo,
+    ahead,
     embedded,
     index_terms,
     parsed_items,
@@ -108,12 +110,13 @@ def _record(doc: Document, chunks: list[Chunk], settings: Settings) -> DocumentR
 class Ingestor:
     """Writes files into a store, skipping what is already there unchanged.
 
-    A parsing thread loads, chunks and tokenises one file after another while this thread embeds and
-    writes the documents already parsed; a bounded queue (``QUEUE_DOCUMENTS``) between them keeps both
-    cores busy and memory flat, and every document is written as soon as its vectors are ready, so that a
-    killed run loses at most the documents in flight. ``isolated``: parsing and embedding run in an
-    ingestion process of their own at a lower CPU priority (:mod:`geungeo.ingest.worker`), and this process
-    only writes, so that a server's requests do not share its interpreter with an upload's ingestion.
+    A parsing thread loads, chunks and tokenises one file after another, an embedding thread embeds the
+    documents already parsed and this thread writes those embedded; bounded queues between them
+    (``QUEUE_DOCUMENTS``, ``EMBEDDED_AHEAD``) keep the cores busy and memory flat, and every document is
+    written as soon as its vectors are ready, so that a killed run loses at most the documents in flight.
+    ``isolated``: parsing and embedding run in an ingestion process of their own at a lower CPU priority
+    (:mod:`geungeo.ingest.worker`), and this process only writes, so that a server's requests do not share its
+    interpreter with an upload's ingestion.
     """
 
     def __init__(
@@ -193,7 +196,8 @@ class Ingestor:
             items = parsed_items(parsing)
             if self.summarizer is not None:
                 items = self._annotated(items, self.summarizer, report)
-            self._write_parsed(embedded(items, parsing, self.embedder, self.settings, report, progress), known, report)
+            vectors = embedded(items, parsing, self.embedder, self.settings, report, progress)
+            self._write_parsed(ahead(vectors, EMBEDDED_AHEAD, name="geungeo-embed"), known, report)
             finished = True
         finally:
             parsing.stop.set()
@@ -237,10 +241,11 @@ class Ingestor:
             with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
                 record = _record(item.doc, item.chunks, self.settings)
                 self.store.replace_document(record, item.chunks, item.vectors, item.terms or [])
-            report.embed_seconds += time.perf_counter() - t0
+            spent = time.perf_counter() - t0
+            report.write_seconds += spent
             report.written_chunks += len(item.chunks)
             file.result.chunks += len(item.chunks)
-            file.result.seconds += time.perf_counter() - t0
+            file.result.seconds += item.seconds + spent
             file.left -= 1
             if file.left == 0:
                 self.manifest.record(file.origin, file.fingerprint, file.doc_ids)
