@@ -400,6 +400,34 @@ def test_the_next_group_is_embedded_while_the_last_is_written(tmp_path: Path, mo
     engine.close()
 
 
+def test_a_failing_write_stops_the_embedding_and_parsing_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store write that fails ends the ingestion with its error, and neither the embedding thread nor the parsing
+    thread is left waiting for ever (a server ingests many times in one process), even while the error is kept."""
+    import threading
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(30):
+        _write(docs, f"규정{n:02d}", f"주제{n}")
+    engine = build_engine(_settings(tmp_path))
+    calls = [0]
+
+    def failing_replace(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        if calls[0] == 3:
+            raise OSError("disk full")
+
+    monkeypatch.setattr(engine.store, "replace_document", failing_replace)
+    with pytest.raises(OSError, match="disk full") as kept:  # the traceback keeps the writer's frames alive
+        engine.ingest([docs])
+    deadline = time.monotonic() + 5
+    names = {"geungeo-embed", "geungeo-parse"}
+    while time.monotonic() < deadline and any(t.name in names for t in threading.enumerate()):
+        time.sleep(0.05)
+    assert not [t.name for t in threading.enumerate() if t.name in names], kept.value
+    engine.close()
+
+
 def test_ahead_raises_the_makers_error_and_stops_with_its_consumer() -> None:
     """The embedding thread's error reaches the writer; a writer that stops early stops the thread."""
     from geungeo.ingest.parsing import ahead

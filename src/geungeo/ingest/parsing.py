@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from queue import Full, Queue
+from queue import Empty, Full, Queue
 from typing import TypeVar
 
 import numpy as np
@@ -244,8 +244,17 @@ def embed_chunks(
 
 
 def parsed_items(parsing: Parsing) -> Iterator[FileWork | Pending]:
-    """What a parsing thread queues, until its end (its exception is raised here)."""
-    while (item := parsing.queue.get()) is not None:
+    """What a parsing thread queues, until its end (its exception is raised here) or until ``parsing`` is stopped
+    (the writer has failed: the thread that reads this must not wait for ever)."""
+    while True:
+        try:
+            item = parsing.queue.get(timeout=0.2)
+        except Empty:
+            if parsing.stop.is_set():
+                return
+            continue
+        if item is None:
+            return
         if isinstance(item, BaseException):
             raise item
         yield item

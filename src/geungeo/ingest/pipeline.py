@@ -191,15 +191,17 @@ class Ingestor:
             daemon=True,
         )
         worker.start()
+        items = parsed_items(parsing)
+        if self.summarizer is not None:
+            items = self._annotated(items, self.summarizer, report)
+        vectors = embedded(items, parsing, self.embedder, self.settings, report, progress)
+        written = ahead(vectors, EMBEDDED_AHEAD, name="geungeo-embed")  # embedded beside the writes
         finished = False
         try:
-            items = parsed_items(parsing)
-            if self.summarizer is not None:
-                items = self._annotated(items, self.summarizer, report)
-            vectors = embedded(items, parsing, self.embedder, self.settings, report, progress)
-            self._write_parsed(ahead(vectors, EMBEDDED_AHEAD, name="geungeo-embed"), known, report)
+            self._write_parsed(written, known, report)
             finished = True
         finally:
+            written.close()  # the writer failed or was interrupted: the embedding thread stops too
             parsing.stop.set()
             worker.join(None if finished else 1.0)  # interrupted: do not wait for a long parse (a daemon thread)
         computed = self._computed()
