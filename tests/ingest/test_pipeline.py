@@ -57,6 +57,15 @@ def _write(dir_: Path, name: str, topic: str, days: int = 15) -> Path:
     return p
 
 
+def _law_folder(tmp_path: Path, count: int) -> Path:
+    """A folder of ``count`` small laws (규정00, 규정01, …), one document of a few chunks each."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(count):
+        _write(docs, f"규정{n:02d}", f"주제{n}")
+    return docs
+
+
 def test_ingest_search_and_incremental_reingest(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -366,10 +375,7 @@ def test_the_next_group_is_embedded_while_the_last_is_written(tmp_path: Path, mo
     from geungeo.testing.fakes import FakeEmbedder
 
     monkeypatch.setattr(parsing_module, "EMBED_GROUP_CHUNKS", 4)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(12):
-        _write(docs, f"규정{n:02d}", f"주제{n}")
+    docs = _law_folder(tmp_path, 12)
     engine = build_engine(_settings(tmp_path))
     writing = [False]
     during_write = [0]
@@ -405,10 +411,7 @@ def test_a_failing_write_stops_the_embedding_and_parsing_threads(tmp_path: Path,
     thread is left waiting for ever (a server ingests many times in one process), even while the error is kept."""
     import threading
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(30):
-        _write(docs, f"규정{n:02d}", f"주제{n}")
+    docs = _law_folder(tmp_path, 30)
     engine = build_engine(_settings(tmp_path))
     calls = [0]
 
@@ -472,10 +475,7 @@ def test_parsing_runs_ahead_of_a_slow_embedder_by_a_bounded_queue_only(
 
     group_chunks = 5
     monkeypatch.setattr(parsing_module, "EMBED_GROUP_CHUNKS", group_chunks)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(40):
-        _write(docs, f"규정{n:02d}", f"주제{n}")
+    docs = _law_folder(tmp_path, 40)
     engine = build_engine(_settings(tmp_path))
     parsed = [0]
     embedded = [0]
