@@ -77,8 +77,8 @@ class IngestReport:
 
 
 Progress = Callable[[str, int, int], None]
-"""Progress callback: (stage, done, total); stages are "files" (parsed) and "embed" (chunks written, of those
-parsed so far: the total grows while files are parsed), called from the parsing and the writing thread."""
+"""Progress callback: (stage, done, total); stages are "files" (parsed) and "embed" (chunks embedded, of those
+parsed so far: the total grows while files are parsed), called from the parsing and the embedding thread."""
 
 # Parsed documents waiting for their vectors: enough to keep the embedder fed, few enough to keep memory flat.
 QUEUE_DOCUMENTS = 8
