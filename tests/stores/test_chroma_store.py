@@ -7,9 +7,10 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from geungeo.filters import And, Eq, Range
+from geungeo.filters import And, Eq, In, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore, to_chroma_where
@@ -50,6 +51,29 @@ def test_pending_document_is_invisible_until_completed(tmp_path: Path) -> None:
     assert store.get([chunks2[0].id]) == []
     store.replace_document(record2, chunks2, vectors2, terms2)
     assert store.pending() == [] and store.count() == 6
+
+
+def test_a_search_inside_named_documents_is_exact_and_skips_pending_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``In("doc_id", …)`` is answered from those documents' own vectors (Chroma's filtered search took ~100 ms at
+    124k chunks): the same order and scores as Chroma's, and a pending document stays invisible."""
+    from geungeo.stores import chroma
+
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    for doc_id, seed in (("d1", 1), ("d2", 2)):
+        store.replace_document(*make_doc(doc_id, 4, seed=seed))
+    record3, chunks3, vectors3, _ = make_doc("d3", 3, seed=3)
+    store.catalog.mark_pending(record3)
+    store.collection.add(ids=[c.id for c in chunks3], embeddings=vectors3, metadatas=[{"doc_id": "d3"} for _ in chunks3])
+    probe = vectors3[0] + make_doc("d1", 4, seed=1)[2][2]
+    named = In("doc_id", ("d1", "d3"))
+    exact = store.dense_search(probe, 10, named)
+    assert [cid for cid, _ in exact] and all(cid.startswith("d1") for cid, _ in exact)
+    monkeypatch.setattr(chroma, "EXACT_SCOPE_CHUNKS", 0)  # Chroma's own filtered search
+    own = store.dense_search(probe, 10, named)
+    assert [cid for cid, _ in exact] == [cid for cid, _ in own]
+    assert np.allclose([s for _, s in exact], [s for _, s in own], atol=1e-5)
 
 
 def test_a_reader_sees_the_last_committed_state_during_a_writers_transaction(tmp_path: Path) -> None:

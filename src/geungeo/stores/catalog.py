@@ -178,6 +178,16 @@ class Catalog:
         )
         return [_chunk(r) for r in rows]
 
+    def chunk_ids(self, doc_ids: Sequence[str]) -> list[str]:
+        """Ids of the chunks of these documents (complete ones only)."""
+        out: list[str] = []
+        for start in range(0, len(doc_ids), 500):
+            part = list(doc_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self._read.execute(f"SELECT id FROM chunks WHERE doc_id IN ({marks}) AND {self._VISIBLE}", part)
+            out.extend(r[0] for r in rows)
+        return out
+
     def count(self) -> int:
         return int(self._read.execute(f"SELECT COUNT(*) FROM chunks WHERE {self._VISIBLE}").fetchone()[0])
 

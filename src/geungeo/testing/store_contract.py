@@ -143,6 +143,7 @@ class StoreContract:
             Eq("doc", "교원인사규정"),
             Eq("code", "3-1-5"),
             In("article", ("제1조", "제2조")),
+            In("doc_id", ("d1", "d3")),  # the retriever's search inside the documents a question names
             Range("page", 2, 3),
             Range("page", 4, None),
             And((Eq("doc", "근로기준법"), Range("page", None, 2))),
