@@ -192,6 +192,8 @@ class ChromaStore(ChunkStore):
         if not ids:
             return []
         got = self.collection.get(ids=ids, include=["embeddings"])
+        if not got["ids"]:  # the catalog's chunks without vectors (a store written by hand)
+            return []
         matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
         query = np.asarray(vector, dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
