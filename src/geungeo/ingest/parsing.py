@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty, Full, Queue
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -130,13 +130,18 @@ class Parsing:
 
     def put(self, item: FileWork | Pending | BaseException | None) -> bool:
         """Wait for room in the queue; False when the writer has stopped."""
-        while not self.stop.is_set():
-            try:
-                self.queue.put(item, timeout=0.2)
-                return True
-            except Full:
-                continue
-        return False
+        return put_unless_stopped(self.queue, item, self.stop)
+
+
+def put_unless_stopped(queue: Queue[Any], item: object, stop: threading.Event) -> bool:
+    """Wait for room in ``queue`` for ``item``; False (and nothing put) once ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            queue.put(item, timeout=0.2)
+            return True
+        except Full:
+            continue
+    return False
 
 
 class Parser:
@@ -321,23 +326,14 @@ def ahead(items: Iterator[T], size: int, *, name: str) -> Generator[T]:
     buffer: Queue[tuple[T] | BaseException | None] = Queue(maxsize=size)
     stop = threading.Event()
 
-    def offer(entry: tuple[T] | BaseException | None) -> bool:
-        while not stop.is_set():
-            try:
-                buffer.put(entry, timeout=0.2)
-                return True
-            except Full:
-                continue
-        return False
-
     def produce() -> None:
         try:
             for item in items:
-                if not offer((item,)):
+                if not put_unless_stopped(buffer, (item,), stop):
                     return
-            offer(None)
+            put_unless_stopped(buffer, None, stop)
         except BaseException as exc:  # raised in the consumer
-            offer(exc)
+            put_unless_stopped(buffer, exc, stop)
 
     thread = threading.Thread(target=produce, name=name, daemon=True)
     thread.start()
