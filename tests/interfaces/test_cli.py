@@ -59,6 +59,23 @@ def test_ingest_search_stats_delete(env: Path) -> None:
     assert res.exit_code == 1
 
 
+def test_ingest_lists_files_one_by_one_only_when_few(env: Path) -> None:
+    from geungeo.interfaces.cli import FILE_ROWS
+
+    for n in range(FILE_ROWS):  # with 휴가법.md: one file more than the table shows by default
+        text = f"# 규정{n:02d}\n\n##### 제1조 (목적)\n\n이 규정은 {n}번째 사항을 정한다.\n"
+        (env / f"규정{n:02d}.md").write_text(text, "utf-8")
+    res = runner.invoke(app, ["ingest", str(env)])
+    assert res.exit_code == 0, res.output
+    assert f"{FILE_ROWS + 1} files, {FILE_ROWS + 1} documents" in res.output
+    assert "규정07.md" not in res.output and "--files" in res.output
+    res = runner.invoke(app, ["ingest", str(env), "--files"])
+    assert "규정07.md" in res.output and "휴가법.md" in res.output and "(0 written, 0 embedded)" in res.output
+    (env / "규정07.md").unlink()
+    res = runner.invoke(app, ["ingest", str(env)])  # 30 files: listed again
+    assert res.exit_code == 0 and "규정08.md" in res.output and "--files" not in res.output
+
+
 def test_reingest_reports_unchanged(env: Path) -> None:
     runner.invoke(app, ["ingest", str(env)])
     res = runner.invoke(app, ["ingest", str(env)])

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -30,6 +30,9 @@ from rich.table import Table
 
 from geungeo.errors import GeungeoError
 from geungeo.settings import Settings
+
+if TYPE_CHECKING:
+    from geungeo.ingest.parsing import FileResult
 
 app = typer.Typer(
     name="geungeo",
@@ -94,6 +97,22 @@ def _progress_bars(label: Callable[[str], str]) -> Iterator[Callable[[str, int, 
         yield progress
 
 
+FILE_ROWS = 30
+"""Files ``ingest`` lists one by one by default: an archive of 1,720 statutes would print thousands of table lines."""
+
+
+def _files_table(files: Sequence[FileResult]) -> Table:
+    """One row per ingested file: documents, chunks, unchanged, removed, seconds and status."""
+    table = Table(title="ingest", show_lines=False)
+    for col in ("file", "documents", "chunks", "unchanged", "removed", "seconds", "status"):
+        table.add_column(col, justify="left" if col in ("file", "status") else "right")
+    for f in files:
+        status = f"[red]failed: {escape(f.error)}[/]" if f.error else "ok"
+        table.add_row(escape(Path(f.path).name), str(f.documents), str(f.chunks), str(f.unchanged), str(f.removed),
+                      f"{f.seconds:.1f}", status)
+    return table
+
+
 @app.command()
 def ingest(
     paths: Annotated[
@@ -104,6 +123,10 @@ def ingest(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Drop the index first (after changing the embedder or tokenizer settings).")
     ] = False,
+    files: Annotated[
+        bool | None,
+        typer.Option("--files/--no-files", help=f"Show the per-file table (default: only for {FILE_ROWS} files or fewer)."),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Ingest documents: parse, chunk, index (incremental: unchanged documents are skipped).
@@ -127,14 +150,11 @@ def ingest(
 
             _fail(f"nothing to ingest: no file of a supported type ({', '.join(supported_suffixes())}) in "
                   f"{', '.join(str(p) for p in paths)} / 색인할 수 있는 파일이 없습니다")
-        table = Table(title="ingest", show_lines=False)
-        for col in ("file", "documents", "chunks", "unchanged", "removed", "seconds", "status"):
-            table.add_column(col, justify="left" if col in ("file", "status") else "right")
-        for f in report.files:
-            status = f"[red]failed: {f.error}[/]" if f.error else "ok"
-            table.add_row(Path(f.path).name, str(f.documents), str(f.chunks), str(f.unchanged), str(f.removed),
-                          f"{f.seconds:.1f}", status)
-        out.print(table)
+        if files or (files is None and len(report.files) <= FILE_ROWS):
+            out.print(_files_table(report.files))
+        else:
+            out.print(f"[dim]per-file table left out for {len(report.files):,} files (--files shows it) / "
+                      "파일별 표는 --files 로 봅니다[/]")
         out.print(
             f"{len(report.files)} files, {report.documents} documents, {report.chunks} chunks "
             f"({report.written_chunks} written, {report.embedded_chunks} embedded), {len(report.skipped)} skipped, "
