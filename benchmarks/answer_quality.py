@@ -2,7 +2,8 @@
 
 Per answer: its length in sentences, whether its text holds a gold ``evidence`` clause (whitespace collapsed),
 whether its first citation is a gold target, duplicate citations (one label cited twice) and page images, its
-confidence and whether it cites gold. Refusal is re-scored for any evidence-score threshold ``t`` from a run at
+confidence, whether it cites gold and, when its text lacks the gold clause, where that clause is (``GOLD_PLACES``).
+Refusal is re-scored for any evidence-score threshold ``t`` from a run at
 threshold 0 (an answer is refused at ``t`` when it was refused at 0 or its evidence score is below ``t``), so the
 threshold is chosen on one random half of the questions and scored on the other (split-half), beside the full set.
 """
@@ -48,6 +49,16 @@ class Record:
     duplicate_citations: int
     duplicate_images: int
     confidence: float
+    evidence_at: str = ""  # where the gold clause is when the answer text lacks it (GOLD_PLACES); "" otherwise
+
+
+GOLD_PLACES = {
+    "first provision": "in the provision the answer cites first, another of its clauses quoted",
+    "other passage": "in another passage of the answer's evidence (another provision answered)",
+    "not in evidence": "in none of the answer's evidence passages (retrieval or expansion missed it)",
+    "refused": "the answer refused",
+}
+"""Where the gold ``evidence`` clause of an answerable question is when the answer text does not contain it."""
 
 
 def sentence_count(text: str) -> int:
@@ -62,12 +73,23 @@ def sentence_count(text: str) -> int:
     return n
 
 
+def gold_place(a: Answer, spans: Sequence[str]) -> str:
+    """Where the gold clause (``spans``, squashed) is, for an answer whose text lacks it (see GOLD_PLACES)."""
+    if a.refused:
+        return "refused"
+    holding = [item.label for item in a.evidence if any(s in squash(item.text) for s in spans)]
+    if not holding:
+        return "not in evidence"
+    return "first provision" if a.citations and a.citations[0].label in holding else "other passage"
+
+
 def record(q: Question, a: Answer, store: ChunkStore) -> Record:
     cited = store.get([c.chunk_id for c in a.citations])
     text = squash(a.answer)
     spans = [squash(e) for e in q.evidence if e]
     labels = [c.label for c in a.citations]
     images = [img.path for img in a.structured.page_images]
+    contains = not a.refused and any(s in text for s in spans)
     return Record(
         id=q.id,
         file=q.file,
@@ -76,13 +98,14 @@ def record(q: Question, a: Answer, store: ChunkStore) -> Record:
         score=a.sufficiency.score if a.sufficiency else 0.0,
         sentences=0 if a.refused else sentence_count(a.answer),
         has_evidence=bool(spans),
-        contains_evidence=not a.refused and any(s in text for s in spans),
+        contains_evidence=contains,
         cites_gold=not a.refused and first_correct_rank(q, cited) is not None,
         first_gold=not a.refused and bool(cited) and first_correct_rank(q, cited[:1]) is not None,
         citations=len(labels),
         duplicate_citations=len(labels) - len(set(labels)),
         duplicate_images=len(images) - len(set(images)),
         confidence=a.structured.confidence,
+        evidence_at="" if contains or not spans or not q.answerable else gold_place(a, spans),
     )
 
 
@@ -223,6 +246,7 @@ def render(runs: Sequence[tuple[str, list[Record]]], default_threshold: float) -
     for _, rs in runs:
         ece += [f"{calibration_error(rs, default_threshold):.2f}", ""]
     lines.append("| calibration error (confidence vs cites gold) | " + " | ".join(ece) + " |")
+    lines += ["", *_gold_places(runs)]
     lines += [
         "",
         "Sentences: per answer line, its sentence ends (a 호 list under its lead sentence and the lead line "
@@ -240,6 +264,22 @@ def render(runs: Sequence[tuple[str, list[Record]]], default_threshold: float) -
         lines += [f"| {b} | {n} | {c:.2f} | {s:.2f} |" for b, n, c, s in reliability(rs, default_threshold)]
         lines.append("")
     return "\n".join(lines)
+
+
+def _gold_places(runs: Sequence[tuple[str, list[Record]]]) -> list[str]:
+    """A table of where the gold clause is in the answers that lack it, for the runs that recorded it."""
+    recorded = [(name, rs) for name, rs in runs if any(r.evidence_at for r in rs)]
+    if not recorded:
+        return []
+    lines = [
+        "Answerable questions with an evidence clause whose answer text lacks it, by where that clause is:",
+        "",
+        "| gold clause | " + " | ".join(name for name, _ in recorded) + " |",
+        "|---|" + "---|" * len(recorded),
+    ]
+    for place, meaning in GOLD_PLACES.items():
+        lines.append(f"| {meaning} | " + " | ".join(str(sum(r.evidence_at == place for r in rs)) for _, rs in recorded) + " |")
+    return lines
 
 
 def to_json(rs: Sequence[Record]) -> list[dict[str, Any]]:
