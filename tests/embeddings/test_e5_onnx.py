@@ -222,3 +222,6 @@ def test_the_model_loads_on_first_use_and_once(
         both = list(pool.map(lambda text: cached.embed([text])[0], PASSAGES[2:4]))
     assert again.loaded and len(made) == 2
     assert np.allclose(both, models["int8"].embed(PASSAGES[2:4]), atol=1e-6)
+    server, before = E5OnnxEmbedder(settings), len(made)
+    CachedEmbedder(server, tmp_path / "embeddings.sqlite").load()  # what the HTTP API does at start
+    assert server.loaded and len(made) == before + 1

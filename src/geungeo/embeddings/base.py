@@ -48,6 +48,10 @@ class Embedder(Embeddings, ABC):
                 on_batch(start + len(batch), len(prepared))
         return normalize_rows(out)
 
+    def load(self) -> None:
+        """Make the model ready now, for a server that should not let its first question wait (a no-op for the
+        embedders that are ready when made)."""
+
     def prepare(self, texts: Sequence[str]) -> list[str]:
         """The texts as the model sees them: NFC, cut to ``max_chars``, never empty."""
         return [nfc(t)[: self.max_chars] or " " for t in texts]

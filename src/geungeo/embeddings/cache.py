@@ -70,6 +70,9 @@ class CachedEmbedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
+    def load(self) -> None:
+        self.inner.load()
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -251,6 +251,9 @@ class E5OnnxEmbedder(Embedder):
         """Whether the tokenizer and the session are made (on the first text to embed or count)."""
         return self._ready is not None
 
+    def load(self) -> None:
+        self._load()
+
     def _load(self) -> _Loaded:
         """The tokenizer and the ONNX Runtime session, made on first use: about 1.3 s that a command embedding
         nothing (``stats``, ``delete``, a question whose vector the embedding cache holds) does not pay."""

@@ -108,6 +108,10 @@ class Services:
 
         return self.jobs.submit([u.name for u in uploads], work, discard)
 
+    def load_models(self) -> None:
+        """Load the embedding model now (a server at start), so that the first question does not wait for it."""
+        self.engine.embedder.load()
+
     def close(self) -> None:
         """Finish the running job, then close the runner (or the engine)."""
         if "jobs" in self.__dict__:

@@ -79,6 +79,7 @@ def create_app(settings: Settings | None = None, runner: QueryRunner | None = No
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await state.call(services.documents.flush)  # readers never have to rebuild a stale index at once
+        await anyio.to_thread.run_sync(services.load_models)  # the first question does not wait for the model
         yield
         if state.owns_services:
             await anyio.to_thread.run_sync(services.close)
