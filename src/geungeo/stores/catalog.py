@@ -25,6 +25,17 @@ from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord
 
+_IN_LIST = 500
+"""Values bound in one ``IN (…)`` list: longer lists are read in parts (SQLite bounds the parameters of a query)."""
+
+
+def _rows_in(db: sqlite3.Connection, query: str, values: Sequence[str]) -> Iterator[tuple[object, ...]]:
+    """The rows of ``query``, whose ``{marks}`` is an ``IN`` list, over ``values`` in parts of ``_IN_LIST``."""
+    for start in range(0, len(values), _IN_LIST):
+        part = list(values[start : start + _IN_LIST])
+        yield from db.execute(query.format(marks=",".join("?" * len(part))), part)
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -165,11 +176,8 @@ class Catalog:
         db = self._read
         with db:  # one snapshot for all the parts
             db.execute("BEGIN")
-            for start in range(0, len(ids), 500):
-                part = list(ids[start : start + 500])
-                marks = ",".join("?" * len(part))
-                rows = db.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks}) AND {self._VISIBLE}", part)
-                found.update((c.id, c) for c in map(_chunk, rows))
+            rows = _rows_in(db, f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({{marks}}) AND {self._VISIBLE}", ids)
+            found.update((c.id, c) for c in map(_chunk, rows))
         return [found[i] for i in ids if i in found]
 
     def chunks_of(self, doc_id: str) -> list[Chunk]:
@@ -180,13 +188,8 @@ class Catalog:
 
     def chunk_ids(self, doc_ids: Sequence[str]) -> list[str]:
         """Ids of the chunks of these documents (complete ones only)."""
-        out: list[str] = []
-        for start in range(0, len(doc_ids), 500):
-            part = list(doc_ids[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self._read.execute(f"SELECT id FROM chunks WHERE doc_id IN ({marks}) AND {self._VISIBLE}", part)
-            out.extend(r[0] for r in rows)
-        return out
+        query = f"SELECT id FROM chunks WHERE doc_id IN ({{marks}}) AND {self._VISIBLE}"
+        return [str(r[0]) for r in _rows_in(self._read, query, doc_ids)]
 
     def count(self) -> int:
         return int(self._read.execute(f"SELECT COUNT(*) FROM chunks WHERE {self._VISIBLE}").fetchone()[0])
@@ -221,15 +224,9 @@ class Catalog:
     _LINK_COLS = "doc_id, source_id, target, article, detail"
 
     def references_from(self, ids: Sequence[str]) -> list[tuple[str, Reference]]:
-        out: list[tuple[str, Reference]] = []
-        for start in range(0, len(ids), 500):
-            part = list(ids[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self._read.execute(
-                f"SELECT {self._LINK_COLS} FROM links WHERE source_id IN ({marks}) ORDER BY source_id, ord", part
-            )
-            out += [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in rows]
-        return out
+        query = f"SELECT {self._LINK_COLS} FROM links WHERE source_id IN ({{marks}}) ORDER BY source_id, ord"
+        rows = _rows_in(self._read, query, ids)
+        return [(str(d), Reference(str(s), str(t), str(a), str(x))) for d, s, t, a, x in rows]
 
     def references_into(self, title: str, articles: Sequence[str]) -> list[tuple[str, Reference]]:
         marks = ",".join("?" * len(articles))
