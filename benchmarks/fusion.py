@@ -1,19 +1,24 @@
-"""Fusion benchmark: z-score fusion against reciprocal rank fusion, with a held-out estimate.
+"""Fusion benchmark: z-score fusion against reciprocal rank fusion, and the weights of the two rankings, each with a
+split-half estimate.
 
-Runs the hybrid retriever's own code (``HybridRetriever.search``) over a grid of fusion settings
-on the shared gold questions and writes ``benchmarks/reports/fusion.md``:
+Runs the hybrid retriever's own code (``HybridRetriever.search``) over grids of fusion settings on the shared gold
+questions and writes ``benchmarks/reports/fusion.md``:
 
-- recall@5 per question file for every setting (RRF: k × sparse weight; z-score: candidates ×
-  sparse weight; dense weight 1);
-- a split-half estimate of how a method does on questions its setting was not chosen on: the
-  questions are split at random into halves 300 times, the best setting of each method is picked
-  on one half (mean of the per-file R@5) and scored on the other. The mean held-out score is
-  what to expect on the questions kept aside for acceptance; the grid's best is optimistic.
+- **methods**: recall@5 per question file for every setting (RRF: k × sparse weight; z-score: candidates × sparse
+  weight; dense weight 1), and a split-half estimate of how each method does on questions its setting was not chosen
+  on: the questions are split at random into halves 300 times, the best setting of each method is picked on one half
+  (mean of the per-file R@5) and scored on the other. The grid's best is optimistic; the held-out mean is what to
+  expect on questions kept aside;
+- **weights**: z-score fusion at the default candidate count with the sparse ranking weighted 0.75–2 against the
+  dense one, with the lexicon on and off: R@1 / R@5 / R@10 and MRR per file, and the split-half estimate of the
+  weight picked by MRR. With ``--scale DIR`` (the data directory of the whole statute book, as ``retrieval.py
+  --scale`` or ``scale.py`` ingests it) the same grid runs on the statute questions over that store.
 
     .venv/bin/python benchmarks/fusion.py    # needs the store of benchmarks/retrieval.py
+    .venv/bin/python benchmarks/fusion.py --scale benchmarks/.work/scale-e5-onnx-int8
 
-Each question's sparse and dense rankings are retrieved once, at the deepest candidate count of
-the grid, and cut to each setting's count, so the grid costs fusion time only.
+Each question's sparse and dense rankings are retrieved once, at the deepest candidate count of the grids, and cut to
+each setting's count, so a grid costs fusion time only.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,13 +47,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 FILES = ("laws.jsonl", "regulations.jsonl", "documents.jsonl")
 SPARSE_WEIGHTS = (1.0, 1.25, 1.5, 2.0)
-GRID: dict[str, list[dict[str, Any]]] = {
+METHODS: dict[str, list[dict[str, Any]]] = {
     "rrf": [
         {"fusion": "rrf", "rrf_k": k, "sparse_weight": w, "candidate_k": 100} for k in (10, 20, 40, 60) for w in SPARSE_WEIGHTS
     ],
     "zscore": [{"fusion": "zscore", "candidate_k": n, "sparse_weight": w} for n in (50, 100, 200, 300) for w in SPARSE_WEIGHTS],
 }
-DEPTH = max(c["candidate_k"] for configs in GRID.values() for c in configs)
+WEIGHTS = (0.75, 1.0, 1.25, 1.5, 2.0)
+LEXICON = {"lexicon on": True, "lexicon off": False}
+DEPTH = max(c["candidate_k"] for configs in METHODS.values() for c in configs)
+TOP = 10
 SPLITS = 300
 
 
@@ -79,47 +87,54 @@ class RecordedStore:
 
 @dataclass(frozen=True)
 class Outcome:
-    """For one setting: whether each question had a gold target in the top 5."""
+    """For one setting: the rank of each question's first gold hit in the top ``TOP`` (None: not there)."""
 
     setting: dict[str, Any]
-    found: dict[str, bool]
+    ranks: dict[str, int | None]
+
+    def recall(self, ids: Sequence[str], k: int) -> float:
+        return sum(1 for i in ids if (r := self.ranks[i]) is not None and r <= k) / len(ids)
+
+    def mrr(self, ids: Sequence[str]) -> float:
+        return sum(1 / r for i in ids if (r := self.ranks[i]) is not None) / len(ids)
 
 
-def run_grid(engine: Engine, questions: Sequence[Question]) -> dict[str, list[Outcome]]:
+def run_grid(engine: Engine, questions: Sequence[Question], configs: Sequence[dict[str, Any]]) -> list[Outcome]:
+    """Each setting of ``configs`` over the questions, the store's searches recorded once for all of them."""
     settings = engine.settings
     store = RecordedStore(engine.store)
     vectors = {q.id: engine.retriever.embed_query(q.question) for q in questions}
-    out: dict[str, list[Outcome]] = defaultdict(list)
-    for method, configs in GRID.items():
-        for config in configs:
-            retriever = HybridRetriever(store, engine.embedder, settings.model_copy(update=config))  # type: ignore[arg-type]
-            found = {}
-            for q in questions:
-                rank = first_correct_rank(q, [h.chunk for h in retriever.search(q.question, k=5, vector=vectors[q.id])])
-                found[q.id] = rank is not None and rank <= 5
-            out[method].append(Outcome(config, found))
-            print(f"  {method} {config}: {sum(found.values())}/{len(found)}", file=sys.stderr, flush=True)
+    out = []
+    for config in configs:
+        retriever = HybridRetriever(store, engine.embedder, settings.model_copy(update=config))  # type: ignore[arg-type]
+        ranks = {
+            q.id: first_correct_rank(q, [h.chunk for h in retriever.search(q.question, k=TOP, vector=vectors[q.id])])
+            for q in questions
+        }
+        outcome = Outcome(config, ranks)
+        out.append(outcome)
+        print(f"  {config}: R@5 {outcome.recall(list(ranks), 5):.3f}", file=sys.stderr, flush=True)
     return out
 
 
-def macro_recall(found: dict[str, bool], ids: Sequence[str], file_of: dict[str, str]) -> float:
+def macro_recall(outcome: Outcome, ids: Sequence[str], file_of: dict[str, str]) -> float:
     """Mean over question files of R@5 on ``ids``."""
-    per_file: dict[str, list[bool]] = defaultdict(list)
+    per_file: dict[str, list[str]] = defaultdict(list)
     for i in ids:
-        per_file[file_of[i]].append(found[i])
-    return statistics.fmean(sum(v) / len(v) for v in per_file.values())
+        per_file[file_of[i]].append(i)
+    return statistics.fmean(outcome.recall(v, 5) for v in per_file.values())
 
 
-def held_out(outcomes: Sequence[Outcome], ids: list[str], file_of: dict[str, str], splits: int) -> float:
-    """Mean held-out macro R@5 of the setting picked on the other half, over random half splits."""
+def held_out(outcomes: Sequence[Outcome], ids: list[str], measure: Callable[[Outcome, Sequence[str]], float]) -> float:
+    """Mean held-out ``measure`` of the setting picked by it on the other half, over random half splits."""
     rng = random.Random(0)
     scores = []
-    for _ in range(splits):
+    for _ in range(SPLITS):
         shuffled = ids[:]
         rng.shuffle(shuffled)
         train, test = shuffled[: len(ids) // 2], shuffled[len(ids) // 2 :]
-        best = max(outcomes, key=lambda o: macro_recall(o.found, train, file_of))
-        scores.append(macro_recall(best.found, test, file_of))
+        best = max(outcomes, key=lambda o: measure(o, train))
+        scores.append(measure(best, test))
     return statistics.fmean(scores)
 
 
@@ -129,41 +144,83 @@ def _label(setting: dict[str, Any]) -> str:
     return f"zscore {setting['candidate_k']} candidates, sparse ×{setting['sparse_weight']}"
 
 
-def render(grid: dict[str, list[Outcome]], questions: Sequence[Question], settings: Settings, started: str) -> str:
+def _default_mark(setting: dict[str, Any], settings: Settings, keys: Sequence[str]) -> str:
+    return " (default)" if all(setting.get(k) == getattr(settings, k) for k in keys) else ""
+
+
+def render_methods(grid: dict[str, list[Outcome]], questions: Sequence[Question], settings: Settings) -> list[str]:
     ids = [q.id for q in questions]
     file_of = {q.id: q.file for q in questions}
     by_file = {f: [q.id for q in questions if q.file == f] for f in FILES}
-    default = {"fusion": settings.fusion, "candidate_k": settings.candidate_k, "sparse_weight": settings.sparse_weight}
     lines = [
-        "# Fusion benchmark",
-        "",
-        f"Run {started}, `benchmarks/fusion.py`, embedder `{settings.embed_provider}`, {len(ids)} answerable questions "
-        f"({', '.join(f'{f} {len(v)}' for f, v in by_file.items())}). Dense weight 1; R@5 by the matching rules of "
-        "`shared/README.md`; macro = mean of the three files.",
-        "",
-        "## Held-out estimate",
+        "## Methods: z-score against RRF",
         "",
         f"Each method's best setting picked on a random half of the questions and scored on the other half, {SPLITS} "
-        "splits (mean macro R@5):",
+        "splits (mean macro R@5 = mean of the three files' R@5):",
         "",
         "| method | held-out macro R@5 |",
         "|---|---|",
     ]
-    lines += [f"| {m} | {held_out(o, ids, file_of, SPLITS):.3f} |" for m, o in grid.items()]
-    lines += ["", "## Every setting", "", "| setting | " + " | ".join(FILES) + " | macro |", "|---|---|---|---|---|"]
+    lines += [f"| {m} | {held_out(o, ids, lambda x, s: macro_recall(x, s, file_of)):.3f} |" for m, o in grid.items()]
+    lines += ["", "| setting | " + " | ".join(FILES) + " | macro |", "|---|---|---|---|---|"]
     for outcomes in grid.values():
         for o in outcomes:
-            cells = [f"{sum(o.found[i] for i in v) / len(v):.3f}" for v in by_file.values()]
-            is_default = all(o.setting.get(k) == v for k, v in default.items())
-            name = f"**{_label(o.setting)}** (default)" if is_default else _label(o.setting)
-            lines.append(f"| {name} | " + " | ".join(cells) + f" | {macro_recall(o.found, ids, file_of):.3f} |")
-    return "\n".join(lines) + "\n"
+            cells = [f"{o.recall(v, 5):.3f}" for v in by_file.values()]
+            mark = _default_mark(o.setting, settings, ("fusion", "candidate_k", "sparse_weight"))
+            name = f"**{_label(o.setting)}**{mark}" if mark else _label(o.setting)
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {macro_recall(o, ids, file_of):.3f} |")
+    return lines
+
+
+def _cell(o: Outcome, ids: Sequence[str]) -> str:
+    return f"{o.recall(ids, 1):.3f} / **{o.recall(ids, 5):.3f}** / {o.recall(ids, 10):.3f} · {o.mrr(ids):.3f}"
+
+
+def render_weights(title: str, grid: dict[str, list[Outcome]], questions: Sequence[Question], settings: Settings) -> list[str]:
+    ids = [q.id for q in questions]
+    groups = {f: [q.id for q in questions if q.file == f] for f in FILES if any(q.file == f for q in questions)}
+    if len(groups) > 1:
+        groups["all"] = ids
+    lines = [
+        f"## Weights: {title}",
+        "",
+        "Z-score fusion, dense weight 1; cells R@1 / **R@5** / R@10 · MRR (MRR@10).",
+        "",
+        "| lexicon | sparse weight | " + " | ".join(f"{g} (n {len(v)})" for g, v in groups.items()) + " |",
+        "|---|---|" + "---|" * len(groups),
+    ]
+    for lexicon, outcomes in grid.items():
+        for o in outcomes:
+            mark = " (default)" if o.setting["sparse_weight"] == settings.sparse_weight and o.setting["query_expansion"] else ""
+            cells = " | ".join(_cell(o, v) for v in groups.values())
+            lines.append(f"| {lexicon} | ×{o.setting['sparse_weight']}{mark} | {cells} |")
+    lines += [
+        "",
+        f"Split-half ({SPLITS} random halves): the weight with the best MRR on one half, scored on the other.",
+        "",
+        "| lexicon | held-out MRR of the picked weight | MRR at ×1 (nothing picked) | MRR at the best weight (picked on all) |",
+        "|---|---|---|---|",
+    ]
+    for lexicon, outcomes in grid.items():
+        equal = next(o for o in outcomes if o.setting["sparse_weight"] == 1.0)
+        best = max(o.mrr(ids) for o in outcomes)
+        lines.append(f"| {lexicon} | {held_out(outcomes, ids, Outcome.mrr):.3f} | {equal.mrr(ids):.3f} | {best:.3f} |")
+    return lines
+
+
+def weight_grid(engine: Engine, questions: Sequence[Question]) -> dict[str, list[Outcome]]:
+    base = {"fusion": "zscore", "candidate_k": engine.settings.candidate_k}
+    return {
+        name: run_grid(engine, questions, [{**base, "sparse_weight": w, "query_expansion": on} for w in WEIGHTS])
+        for name, on in LEXICON.items()
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=SHARED)
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
+    ap.add_argument("--scale", type=Path, help="data directory of the whole statute book's store (weights grid only)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "fusion.md")
     args = ap.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M")
@@ -173,9 +230,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     engine = build_engine(settings)
     if engine.store.count() == 0:
         raise SystemExit(f"no store at {settings.data_dir}: run benchmarks/retrieval.py first")
-    grid = run_grid(engine, questions)
+    chunks = engine.store.count()
+    methods = {name: run_grid(engine, questions, configs) for name, configs in METHODS.items()}
+    weights = weight_grid(engine, questions)
     engine.close()
-    report = render(grid, questions, settings, started)
+    by_file = ", ".join(f"{f} {sum(q.file == f for q in questions)}" for f in FILES)
+    lines = [
+        "# Fusion benchmark",
+        "",
+        f"Run {started}, `benchmarks/fusion.py`, embedder `{settings.embed_provider}`"
+        f"{f' ({settings.embed_precision})' if settings.embed_provider == 'e5-onnx' else ''}, store "
+        f"`{settings.data_dir}` ({chunks:,} chunks), {len(questions)} answerable questions ({by_file}), matching "
+        "rules of `shared/README.md`.",
+        "",
+        *render_weights("the shared corpus", weights, questions, settings),
+        "",
+    ]
+    if args.scale is not None:
+        scale = build_engine(base.model_copy(update={"data_dir": args.scale}))
+        laws = [q for q in questions if q.file == "laws.jsonl"]
+        title = f"the whole statute book (`{args.scale}`, {scale.store.count():,} chunks), statute questions"
+        lines += [*render_weights(title, weight_grid(scale, laws), laws, settings), ""]
+        scale.close()
+    lines += render_methods(methods, questions, settings)
+    report = "\n".join(lines) + "\n"
     args.out.write_text(report, "utf-8")
     print(report)
     return 0

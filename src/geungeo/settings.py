@@ -44,7 +44,7 @@ class Settings(BaseSettings):
         20, ge=1, description="Reciprocal rank fusion constant k, used when fusion is 'rrf' (Cormack et al. 2009 use 60)."
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in fusion.")
-    sparse_weight: float = Field(1.5, ge=0.0, description="Weight of the BM25 ranking in fusion.")
+    sparse_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in fusion.")
     reranker: Literal["ltr", "none"] = Field(
         "none",
         description="Reorder the best fused candidates of a hybrid search: 'none' (the fused order) or 'ltr' (a LightGBM "
