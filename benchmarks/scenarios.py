@@ -51,25 +51,7 @@ ENGINE_MODES = ("sparse", "dense", "hybrid")
 BASELINE = "plain Kiwi BM25 (articles)"
 
 # Written by hand after the measured run (the run is deterministic: the same store gives the same numbers).
-READING = """\
-Long scenario questions are much harder than the shared statute questions: hybrid search finds all gold provisions in the
-top 5 for 0.38 of the 42 questions (0.52 in the top 10), against R@5 0.73 on `laws.jsonl` in
-`benchmarks/reports/retrieval-e5-onnx.md`. Its R@5 is still the best of the four methods, ahead of dense (0.33), the
-engine's sparse search (0.29) and the plain Kiwi BM25 baseline over whole articles (0.21), and so is its R@10 (0.52
-against 0.43, 0.31, 0.26); dense alone is better at rank 1 (R@1 0.17 and MRR 0.25 against hybrid's 0.12 and 0.24). Recall
-falls with each provision a question needs: 0.67 with one, 0.35 with two, and no method puts all three provisions in the
-top 5 for any of the ten three-provision questions (hybrid and dense each get one of them within 10). Per provision,
-hybrid finds 0.52 of the 79 in the top 5 (the baseline 0.27). The misses are mostly the right law with the wrong article:
-hybrid's top 5 hold something of a gold statute for 37 of the 42 questions, but neighbouring articles of the same statute
-(할부거래법's 해제 and 항변권 articles instead of 청약의 철회 and its effect; other 민법 articles on family and property
-instead of the order and shares of inheritance) take the places of the provision that fixes the deadline, the amount or
-the procedure, which the situations ask about only in everyday words (언제까지, 얼마, 어디에). Some questions go to another
-law that shares their words: the 행정절차법 hearing and reasons lose to the 허가 취소 articles of other laws (파견법,
-직업안정법), a teacher's gift to the university regulations and 초ㆍ중등교육법; the university regulations in the same store
-take top-5 places from the baseline more often than from the engine. Unlike on the shared questions, dense search alone
-beats the engine's sparse search here: a long situation in everyday words gives BM25 many common terms and few
-distinctive ones. The questions were written from the statute files and frozen (sha256 above) before any retrieval was
-run on them; none was changed, dropped or added after the measurement."""
+
 
 
 # --- the plain baseline -----------------------------------------------------------------------
@@ -262,7 +244,6 @@ def render(
             cells.append(f"{rank if rank is not None else '–'} · {found}/{len(q.gold)}")
         gold = "; ".join(f"{t['doc']} {t['article']}" for t in q.gold)
         out.append(f"| {q.id} | {gold} | " + " | ".join(cells) + " |")
-    out += ["", "## Reading", "", READING, ""]
     return "\n".join(out)
 
 
