@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from geungeo.answering.extractive import clauses, extract, split_sentences
+from geungeo.answering.extractive import Extract, Sentence, clauses, extract, split_sentences
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
@@ -192,6 +192,26 @@ def test_the_answer_is_the_answering_clause_not_the_whole_article() -> None:
     assert not refused and labels == ["법 제60조"]
     assert "15일의 유급휴가를 주어야 한다. [법 제60조]" in text
     assert "1개월 개근" not in text and "청구한 시기" not in text and "<개정" not in text
+
+
+def test_clauses_of_one_provision_are_rendered_in_the_order_it_states_them() -> None:
+    first = _item(
+        1,
+        "법 제60조",
+        "① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.\n"
+        "④ 사용자는 3년 이상 계속하여 근로한 근로자에게는 1일을 가산한 유급휴가를 주어야 한다.",
+    )
+    later = _item(2, "법 제62조", "사용자는 근로자대표와의 서면 합의에 따라 연차 유급휴가일을 갈음할 수 있다.")
+    # the answering clause (④) was chosen first and ① joined it: the reader still meets ① first, the other provision after
+    chosen = [
+        Sentence(first, "④ 사용자는 3년 이상 계속하여 근로한 근로자에게는 1일을 가산한 유급휴가를 주어야 한다.", 0.5),
+        Sentence(later, "사용자는 근로자대표와의 서면 합의에 따라 연차 유급휴가일을 갈음할 수 있다.", 0.3),
+        Sentence(first, "① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.", 0.4),
+        Sentence(first, "과정: 학사, 학위: 문학사", 0.1),  # not found verbatim in its passage: last
+    ]
+    lines = Extract(chosen, 0.5, []).render().splitlines()
+    assert lines[0].startswith("- ① ") and lines[0].index("④") < lines[0].index("과정: 학사")
+    assert lines[0].endswith("[법 제60조]") and lines[1].endswith("[법 제62조]")
 
 
 def test_a_clause_that_leads_a_list_brings_its_items() -> None:

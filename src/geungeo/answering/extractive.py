@@ -199,16 +199,24 @@ class Extract:
         return cls(sentences, data["score"], list(data["missing"]))
 
     def render(self, lead: str = "") -> str:
-        """The answer text: one bullet per cited provision (the answering clause first), its clauses then its
-        citation; a 호 list goes on indented lines under its lead sentence."""
+        """The answer text: one bullet per cited provision (the answering one first), its clauses in the order the
+        provision states them (① before ④, as a reader of the article meets them), then its citation; a 호 list goes
+        on indented lines under its lead sentence."""
         parts: list[str] = [lead] if lead else []
-        by_label: dict[str, list[str]] = {}
+        by_label: dict[str, list[Sentence]] = {}
         for s in self.sentences:
-            by_label.setdefault(s.item.label, []).append(s.text)
-        for label, texts in by_label.items():
-            body = " ".join(texts).replace("\n", "\n  ")
+            by_label.setdefault(s.item.label, []).append(s)
+        for label, quoted in by_label.items():
+            body = " ".join(s.text for s in sorted(quoted, key=_place)).replace("\n", "\n  ")
             parts.append(f"- {body} [{label}]")
         return "\n".join(parts)
+
+
+def _place(s: Sentence) -> tuple[str, int]:
+    """Where a quoted clause stands in its provision: its passage (chunk ids run in document order), then its place in
+    the passage's text (a clause rewritten when quoted, a table row, goes after those found)."""
+    found = s.item.text.find(s.text.split("\n", 1)[0][:40])
+    return s.item.chunk_id, found if found >= 0 else len(s.item.text)
 
 
 _SENTENCE_CLOSE = set("다요음함됨임")
