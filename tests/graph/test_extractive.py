@@ -112,6 +112,23 @@ def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> Non
     assert missing_details("교원 파견 기간이 최대 얼마예요?", seconded) == []  # a period asked with 얼마, not an amount
 
 
+def test_how_much_after_a_word_for_money_asks_an_amount() -> None:
+    card = [
+        _item(
+            1,
+            "학생증발급규정 제5조",
+            "학생증의 재발급 절차는 다음 각 호와 같다.\n1. 재학생은 입학 후 1학기 초 학과 사무실에 증명사진을 제출한다.",
+        )
+    ]
+    # 얼마나 after 비용 is an amount: a procedure with a number in it ("1학기") does not answer it
+    assert missing_details("학생증을 잃어버렸는데 재발급 받으려면 비용이 얼마나 드나요?", card) == ["금액 / amount"]
+    fee = [_item(1, "규정 제7조", "1～3학점을 등록하는 학생은 당해 학기 등록금의 6분의 1을 납부한다.")]
+    assert missing_details("3학점만 듣는다면 등록금을 얼마나 내야 하나요?", fee) == []  # a share states an amount
+    leave = [_item(1, "규정 제5조", "휴학 기간은 1년으로 한다.")]
+    assert missing_details("휴학하면 얼마나 쉴 수 있나요?", leave) == []  # 얼마나 without money: still a period
+    assert missing_details("휴가 기간 동안 월급은 얼마나 나오나요?", leave) == ["금액 / amount"]
+
+
 def test_figures_written_the_way_the_documents_write_them() -> None:
     trip = [_item(1, "규정 제4조", "제4조(여비의 계산) 여비는 일일 4시간 미만은 일만원, 4시간 이상은 이만원을 지급한다.")]
     assert missing_details("시내 출장 여비는 얼마 받나요?", trip) == []

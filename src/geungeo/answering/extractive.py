@@ -49,7 +49,8 @@ class Detail:
     near miss: the article exists but delegates or omits the detail. A question asks with a phrase
     (몇/얼마/며칠, ``asks``) or with a noun among its Kiwi terms (나이, 기한, ``nouns``; so that
     "아기한테" does not ask for a 기한); ``unless`` marks a phrase that asks for another kind
-    ("기간이 최대 얼마" is a period, not an amount); "몇 달째" and "몇 번이나" tell a story instead.
+    ("기간이 최대 얼마" is a period, not an amount) unless ``despite`` says otherwise ("비용이 얼마나" is an amount);
+    "몇 달째" and "몇 번이나" tell a story instead.
     A passage states the figure with a number ("15일", "100분의 50", "30만원", "일만원"); the bare
     word ("금액", "연령", "기간") names the detail without stating it. A deadline may also be
     "지체 없이" or "즉시", a cost "실비".
@@ -60,21 +61,27 @@ class Detail:
     states: re.Pattern[str]
     nouns: frozenset[str] = frozenset()
     unless: re.Pattern[str] | None = None
+    despite: re.Pattern[str] | None = None  # asks for this kind even where ``unless`` matches
 
     def asked(self, question: str, terms: set[str]) -> bool:
         """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
-        if self.unless is not None and self.unless.search(question):
+        if (
+            self.unless is not None
+            and self.unless.search(question)
+            and not (self.despite is not None and self.despite.search(question))
+        ):
             return False
         return bool(self.asks.search(question) or self.nouns & terms)
 
 
-def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "") -> Detail:
+def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "", despite: str = "") -> Detail:
     return Detail(
         name,
         re.compile(asks, re.IGNORECASE),
         re.compile(states),
         frozenset(nouns.split()),
         re.compile(unless) if unless else None,
+        re.compile(despite) if despite else None,
     )
 
 
@@ -88,11 +95,16 @@ _SHARE = (
 _AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
 _PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+# "비용이 얼마나 드나요", "등록금을 얼마나 내야": 얼마 right after a word for money asks an amount, 얼마나 included.
+_MONEY_HOW_MUCH = (
+    r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
+    r"보상금|배상금|벌금|과태료|위약금|보증금|장학금|이자|세금)\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|대충|총)?\s*얼마"
+)
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
-    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH),
-    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}"),
+    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH, despite=_MONEY_HOW_MUCH),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}", unless=_MONEY_HOW_MUCH),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
