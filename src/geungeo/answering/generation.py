@@ -29,6 +29,7 @@ from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.text.language import question_language
 from geungeo.text.normalize import squash
+from geungeo.text.particles import particle
 
 GENERATE_PROMPT = "generate"  # prompts/generate.md; a strict regeneration adds prompts/generate_strict.md
 
@@ -122,7 +123,7 @@ def refusal_text(
         stated = f"do not state the {what} asked for" if reason == "unstated" and what else "do not answer it"
         return f"{REFUSAL} (insufficient evidence): related provisions were found ({near}) but they {stated}."
     what = ", ".join(m.split(" / ")[0] for m in missing) if missing else ""
-    stated = f"묻는 {what}을(를) 정하고 있지 않습니다" if reason == "unstated" and what else "이 질문에 답하지 않습니다"
+    stated = f"묻는 {particle(what, '을')} 정하고 있지 않습니다" if reason == "unstated" and what else "이 질문에 답하지 않습니다"
     return f"{REFUSAL}: 관련 조문({near})은 찾았지만 {stated}."
 
 

@@ -21,6 +21,7 @@ from geungeo.embeddings.base import Embedder
 from geungeo.errors import InvalidInputError, NotFoundError
 from geungeo.graph.question_index import Entry, QuestionIndex
 from geungeo.text.normalize import nfc
+from geungeo.text.particles import particle
 
 LABEL = "검수 답변"
 Status = Literal["proposed", "accepted", "rejected"]
@@ -92,7 +93,7 @@ class Corrections:
         """Accept or reject a correction, keeping who and when; NotFoundError for an unknown id."""
         entry = self.index.get(correction_id)
         if entry is None:
-            raise NotFoundError(f"no correction #{correction_id} / 수정 제안 #{correction_id}이(가) 없습니다")
+            raise NotFoundError(f"no correction #{correction_id} / 수정 제안 {particle(f'#{correction_id}', '이')} 없습니다")
         if not by.strip():
             raise InvalidInputError("a review needs the reviewer's name / 검토자 이름이 필요합니다")
         reviewed = replace(Correction.from_entry(entry), status=status, reviewed_by=by.strip(), reviewed_at=time.time())
