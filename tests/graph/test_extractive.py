@@ -110,6 +110,10 @@ def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> Non
     assert missing_details("몇 달째 임금을 못 받았는데 법원에 더 많이 청구할 수 있나요?", unpaid) == []  # 몇 달째: a story
     seconded = [_item(1, "규정 제36조의3", "교원의 파견 기간은 2년 이내로 한다.")]
     assert missing_details("교원 파견 기간이 최대 얼마예요?", seconded) == []  # a period asked with 얼마, not an amount
+    leave = [_item(1, "학칙 제12조", "휴학은 본인의 신청에 따라 총장이 허가한다.")]
+    assert missing_details("휴학은 몇 학기까지 할 수 있나요?", leave) == ["기간 / period"]  # a university counts in 학기
+    total = [_item(1, "학칙 제13조", "휴학은 통산 6학기를 넘지 못한다.")]
+    assert missing_details("휴학은 몇 학기까지 할 수 있나요?", total) == []
 
 
 def test_how_much_after_a_word_for_money_asks_an_amount() -> None:

@@ -115,7 +115,7 @@ DETAILS: tuple[Detail, ...] = (
     _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
-    _detail("기간 / period", r"몇\s*(년|개월|달|주)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
+    _detail("기간 / period", r"몇\s*(년|개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
     _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
