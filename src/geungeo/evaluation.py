@@ -146,12 +146,13 @@ class Scores:
 
 
 def score(results: Iterable[tuple[Question, int | None]], k_max: int = 10) -> dict[str, dict[str, Scores]]:
-    """Scores grouped ``by_file``, ``by_style`` and ``all``."""
+    """Scores grouped ``by_file``, ``by_style`` (questions that name their style) and ``all``."""
     groups: dict[str, dict[str, Scores]] = {"by_file": defaultdict(Scores), "by_style": defaultdict(Scores)}
     total = Scores()
     for q, rank in results:
         groups["by_file"][q.file].add(rank, k_max)
-        groups["by_style"][q.style].add(rank, k_max)
+        if q.style:
+            groups["by_style"][q.style].add(rank, k_max)
         total.add(rank, k_max)
     groups["all"] = {"all": total}
     return {name: dict(g) for name, g in groups.items()}

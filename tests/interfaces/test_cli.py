@@ -139,6 +139,12 @@ def test_eval_writes_hits_and_scores(env: Path, tmp_path: Path) -> None:
     assert [line["id"] for line in lines] == ["q1"]
     assert set(lines[0]["hits"][0]) == {"doc", "code", "article", "page", "chunk_id", "text", "score"}
     assert "q.jsonl" in res.output and "paraphrase" in res.output
+    plain = tmp_path / "plain.jsonl"  # questions without a style: no nameless group of them
+    plain.write_text(json.dumps({"id": "p1", "question": "1년 일하면 유급휴가 며칠?", "gold": [{"doc": "휴가법"}]}), "utf-8")
+    res = runner.invoke(app, ["eval", str(plain)])
+    assert res.exit_code == 0, res.output
+    groups = [line.split("│")[1].strip() for line in res.output.splitlines() if line.startswith("│")]
+    assert groups == ["plain.jsonl", "all"], res.output
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -497,6 +497,8 @@ def _print_scores(groups: dict[str, Any], caption: str) -> None:
     for col in ("group", "n", "R@1", "R@5", "R@10", "MRR"):
         table.add_column(col, justify="left" if col == "group" else "right")
     for group in ("by_file", "by_style", "all"):
+        if not groups[group]:  # no question names its style
+            continue
         for name, s in sorted(groups[group].items()):
             d = s.as_dict()
             table.add_row(name, str(d["n"]), *(f"{d[c]:.3f}" for c in ("R@1", "R@5", "R@10", "MRR")))
