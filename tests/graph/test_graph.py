@@ -74,6 +74,11 @@ def test_extractive_refuses_when_documents_do_not_say(runner: QueryRunner) -> No
     assert answer.refused and answer.answer.startswith(REFUSAL) and not answer.citations
 
 
+def test_a_refusal_that_found_nothing_suggests_nothing(runner: QueryRunner) -> None:
+    answer = runner.run("오늘 서울 날씨 어때요?")
+    assert answer.refused and "찾지 못했습니다" in answer.answer and answer.suggestions == []
+
+
 def test_extractive_refusal_names_the_empty_store(tmp_path: Path) -> None:
     empty = _runner(tmp_path)
     try:

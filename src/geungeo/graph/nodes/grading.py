@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from geungeo.answering.extractive import Extract
 from geungeo.answering.generation import is_refusal, refusal_text
 from geungeo.answering.models import Answer, Grade, Groundedness
 from geungeo.graph.cache import answer_writer
@@ -129,10 +130,14 @@ class _Suggestions(BaseModel):
 
 
 def suggest(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """2–3 next questions about passages that were retrieved but not cited."""
+    """2–3 next questions about passages that were retrieved but not cited (none after a refusal that found nothing
+    bearing on the question: the passages it retrieved are no lead either)."""
     if not ctx.settings.suggestions_enabled:
         return {"suggestions": []}
     items = evidence_items(state)
+    done = state.get("extract")
+    if state.get("refused") and done is not None and not Extract.from_state(done, items).covered:
+        return {"suggestions": []}
     cited = {c.chunk_id for c in state.get("citations", [])}
     others = [i for i in items if i.chunk_id not in cited and i.article] or items
     rules = list(dict.fromkeys(f"{i.label} 내용" for i in others))[:3]  # each one a structural request
