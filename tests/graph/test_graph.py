@@ -92,6 +92,7 @@ def test_structural_request_is_answered_from_the_store(runner: QueryRunner) -> N
     answer = runner.run("휴가보장법 제2조")
     assert answer.route == "structural" and answer.llm_calls == 0
     assert "15일의 유급휴가" in answer.answer and "1개월 개근" in answer.answer
+    assert answer.structured.confidence == 1.0  # the asked article quoted whole, not a guess at 0.5
     assert "공포한 날" not in runner.run("휴가보장법 제1조").answer  # never the 부칙's 제1조
     events = list(runner.stream("휴가보장법 제2장"))
     streamed = "".join(e["text"] for e in events if e["type"] == "token")

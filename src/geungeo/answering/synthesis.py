@@ -82,9 +82,12 @@ def _page_image(item: EvidenceItem, data_dir: Path) -> PageImage | None:
 
 
 def _confidence(answer: Answer) -> float:
-    """Evidence support × groundedness (× the answer grade when one was given); 0 for a refusal."""
+    """Evidence support × groundedness (× the answer grade when one was given); 0 for a refusal. A structural lookup
+    (제N조, 제N장, 별표, 전문) is the asked unit of the named document quoted whole: fully supported."""
     if answer.refused:
         return 0.0
+    if answer.route == "structural":
+        return 1.0
     support = answer.sufficiency.score if answer.sufficiency else 0.5
     grounded = answer.groundedness.score if answer.groundedness else 1.0
     value = support * grounded * (answer.grade.overall if answer.grade else 1.0)
