@@ -13,6 +13,7 @@ def test_the_particle_follows_the_words_ending() -> None:
     assert particle("금액", "을") == "금액을" and particle("개수", "을") == "개수를"
     assert particle("기한", "이") == "기한이" and particle("나이", "이") == "나이가"
     assert particle("금액, 기한", "은") == "금액, 기한은" and particle("학칙(2-1-1)", "과") == "학칙(2-1-1)과"
+    assert particle("휴학규정(3-2-23)", "이") == "휴학규정(3-2-23)이" and particle("「민법」", "이") == "「민법」이"
     assert particle("#3", "이") == "#3이" and particle("#12", "이") == "#12가" and particle("#10", "이") == "#10이"
     with pytest.raises(ValueError, match="unknown particle"):
         particle("금액", "의")
