@@ -410,6 +410,7 @@ def test_the_clause_quoted_from_a_provision_is_the_one_closest_in_meaning() -> N
 
     answer = extract(question, [ENTRY], None, similarity=meaning)
     assert answer.sentences[0].text.startswith("④")
+    assert answer.sentences[1].text.startswith("②")  # the clause stating more of the question's words, quoted too
     # the provision is still the one retrieval ranks first: meaning chooses among its clauses, not among provisions
     other = _item(2, "청소년 보호법 제30조", "청소년유해업소의 업주는 청소년이 출입하는 경우 부모와 같이 왔는지 확인한다.")
     assert extract(question, [ENTRY, other], None, similarity=meaning).sentences[0].item.label == "청소년 보호법 제29조"

@@ -423,7 +423,7 @@ def extract(
 
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
-    best-covering one."""
+    best-covering one; when another of its clauses states more of the question's words, that one is quoted too."""
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
@@ -468,6 +468,10 @@ def extract(
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
     chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
+    # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
+    own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
+    if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
+        chosen.insert(1, own_best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
