@@ -99,22 +99,28 @@ class Outcome:
         return sum(1 / r for i in ids if (r := self.ranks[i]) is not None) / len(ids)
 
 
-def run_grid(engine: Engine, questions: Sequence[Question], configs: Sequence[dict[str, Any]]) -> list[Outcome]:
-    """Each setting of ``configs`` over the questions, the store's searches recorded once for all of them."""
-    settings = engine.settings
-    store = RecordedStore(engine.store)
-    vectors = {q.id: engine.retriever.embed_query(q.question) for q in questions}
-    out = []
-    for config in configs:
-        retriever = HybridRetriever(store, engine.embedder, settings.model_copy(update=config))  # type: ignore[arg-type]
-        ranks = {
-            q.id: first_correct_rank(q, [h.chunk for h in retriever.search(q.question, k=TOP, vector=vectors[q.id])])
-            for q in questions
-        }
-        outcome = Outcome(config, ranks)
-        out.append(outcome)
-        print(f"  {config}: R@5 {outcome.recall(list(ranks), 5):.3f}", file=sys.stderr, flush=True)
-    return out
+class Grid:
+    """Runs settings over one engine's questions; their vectors and the store's searches are made once for all grids."""
+
+    def __init__(self, engine: Engine, questions: Sequence[Question]) -> None:
+        self.engine, self.questions = engine, list(questions)
+        self.store = RecordedStore(engine.store)
+        self.vectors = {q.id: engine.retriever.embed_query(q.question) for q in questions}
+
+    def run(self, configs: Sequence[dict[str, Any]]) -> list[Outcome]:
+        """Each setting of ``configs`` over the questions."""
+        out = []
+        for config in configs:
+            settings = self.engine.settings.model_copy(update=config)
+            retriever = HybridRetriever(self.store, self.engine.embedder, settings)  # type: ignore[arg-type]
+            ranks = {
+                q.id: first_correct_rank(q, [h.chunk for h in retriever.search(q.question, k=TOP, vector=self.vectors[q.id])])
+                for q in self.questions
+            }
+            outcome = Outcome(config, ranks)
+            out.append(outcome)
+            print(f"  {config}: R@5 {outcome.recall(list(ranks), 5):.3f}", file=sys.stderr, flush=True)
+        return out
 
 
 def macro_recall(outcome: Outcome, ids: Sequence[str], file_of: dict[str, str]) -> float:
@@ -208,11 +214,10 @@ def render_weights(title: str, grid: dict[str, list[Outcome]], questions: Sequen
     return lines
 
 
-def weight_grid(engine: Engine, questions: Sequence[Question]) -> dict[str, list[Outcome]]:
-    base = {"fusion": "zscore", "candidate_k": engine.settings.candidate_k}
+def weight_grid(grid: Grid) -> dict[str, list[Outcome]]:
+    base = {"fusion": "zscore", "candidate_k": grid.engine.settings.candidate_k}
     return {
-        name: run_grid(engine, questions, [{**base, "sparse_weight": w, "query_expansion": on} for w in WEIGHTS])
-        for name, on in LEXICON.items()
+        name: grid.run([{**base, "sparse_weight": w, "query_expansion": on} for w in WEIGHTS]) for name, on in LEXICON.items()
     }
 
 
@@ -231,8 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if engine.store.count() == 0:
         raise SystemExit(f"no store at {settings.data_dir}: run benchmarks/retrieval.py first")
     chunks = engine.store.count()
-    methods = {name: run_grid(engine, questions, configs) for name, configs in METHODS.items()}
-    weights = weight_grid(engine, questions)
+    grid = Grid(engine, questions)
+    methods = {name: grid.run(configs) for name, configs in METHODS.items()}
+    weights = weight_grid(grid)
     engine.close()
     by_file = ", ".join(f"{f} {sum(q.file == f for q in questions)}" for f in FILES)
     lines = [
@@ -250,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         scale = build_engine(base.model_copy(update={"data_dir": args.scale}))
         laws = [q for q in questions if q.file == "laws.jsonl"]
         title = f"the whole statute book (`{args.scale}`, {scale.store.count():,} chunks), statute questions"
-        lines += [*render_weights(title, weight_grid(scale, laws), laws, settings), ""]
+        lines += [*render_weights(title, weight_grid(Grid(scale, laws)), laws, settings), ""]
         scale.close()
     lines += render_methods(methods, questions, settings)
     report = "\n".join(lines) + "\n"

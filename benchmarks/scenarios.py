@@ -50,9 +50,6 @@ TOP = 5  # the cut-off of the per-provision share
 ENGINE_MODES = ("sparse", "dense", "hybrid")
 BASELINE = "plain Kiwi BM25 (articles)"
 
-# Written by hand after the measured run (the run is deterministic: the same store gives the same numbers).
-
-
 
 # --- the plain baseline -----------------------------------------------------------------------
 
