@@ -40,6 +40,7 @@ from geungeo.engine import Engine, build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
 from geungeo.filters import Filter
 from geungeo.retrieval.hybrid import HybridRetriever
+from geungeo.services.evaluation import gold_ingested
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 
@@ -182,11 +183,19 @@ def _cell(o: Outcome, ids: Sequence[str]) -> str:
     return f"{o.recall(ids, 1):.3f} / **{o.recall(ids, 5):.3f}** / {o.recall(ids, 10):.3f} · {o.mrr(ids):.3f}"
 
 
-def render_weights(title: str, grid: dict[str, list[Outcome]], questions: Sequence[Question], settings: Settings) -> list[str]:
+def render_weights(
+    title: str,
+    grid: dict[str, list[Outcome]],
+    questions: Sequence[Question],
+    settings: Settings,
+    extra: dict[str, list[str]] | None = None,
+) -> list[str]:
+    """The weights table of one store (``extra``: more columns, a name and its question ids) and its split-half."""
     ids = [q.id for q in questions]
     groups = {f: [q.id for q in questions if q.file == f] for f in FILES if any(q.file == f for q in questions)}
     if len(groups) > 1:
         groups["all"] = ids
+    groups.update(extra or {})
     lines = [
         f"## Weights: {title}",
         "",
@@ -255,8 +264,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.scale is not None:
         scale = build_engine(base.model_copy(update={"data_dir": args.scale}))
         laws = [q for q in questions if q.file == "laws.jsonl"]
+        documents = scale.store.documents()
+        present = [q.id for q in laws if gold_ingested(q, documents)]
+        absent = [q.id for q in laws if q.id not in present]
         title = f"the whole statute book (`{args.scale}`, {scale.store.count():,} chunks), statute questions"
-        lines += [*render_weights(title, weight_grid(Grid(scale, laws)), laws, settings), ""]
+        extra = {"gold document in the book": present}
+        lines += [*render_weights(title, weight_grid(Grid(scale, laws)), laws, settings, extra), ""]
+        lines += [
+            f"The book holds every statute (법률), no 시행령 and not the Constitution: {len(absent)} of the {len(laws)} "
+            f"questions have no gold document in it ({', '.join(absent)}), so they count as misses in the first column "
+            "and are left out of the second, as `geungeo eval` leaves out a question whose gold document is not "
+            "ingested. The split-half rows are over all of them.",
+            "",
+        ]
         scale.close()
     lines += render_methods(methods, questions, settings)
     report = "\n".join(lines) + "\n"

@@ -235,6 +235,22 @@ def test_clauses_of_one_provision_are_rendered_in_the_order_it_states_them() -> 
     assert lines[0].endswith("[법 제60조]") and lines[1].endswith("[법 제62조]")
 
 
+def test_a_reports_points_quoted_from_one_page_stay_on_lines_of_their_own() -> None:
+    page = _item(
+        1,
+        "brief.pdf p.7",
+        "■ 법원은 저작권 침해 소송을 기각\n∙ 예술가 3인이 소송을 제기\n■ 판사는 기각 이유로 저작권 미등록을 제시",
+    )
+    chosen = [
+        Sentence(page, "■ 판사는 기각 이유로 저작권 미등록을 제시", 0.5),
+        Sentence(page, "■ 법원은 저작권 침해 소송을 기각", 0.4),
+    ]
+    assert Extract(chosen, 0.5, []).render().splitlines() == [
+        "- ■ 법원은 저작권 침해 소송을 기각",
+        "  ■ 판사는 기각 이유로 저작권 미등록을 제시 [brief.pdf p.7]",
+    ]
+
+
 def test_a_clause_that_leads_a_list_brings_its_items() -> None:
     leave = _item(
         1,

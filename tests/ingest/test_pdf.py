@@ -170,6 +170,15 @@ def test_the_brief_quotes_whole_sentences_where_its_lines_wrap(brief: Document) 
     assert sentence in [e.text for e in brief.elements if e.page == 16]
 
 
+def test_pages_of_text_only_join_their_wrapped_lines_too(brief: Document) -> None:
+    """Pages 7 and 15 have no table or figure; their lines wrapped at the right edge (mid-word in "연평균") join as on
+    the pages that have (before, only pages with a table or figure joined them: a quoted clause stopped at "연평")."""
+    rate = "2027년 2,510억 달러로 연평 균 성장률 31.4%를 기록하며 급성장할 것으로 예상"
+    assert any(e.text.startswith("■ 시장조사기관 IDC는") and e.text.endswith(rate) for e in brief.elements if e.page == 15)
+    court = "판사는 2023년 10월 30일 미드저니 (Midjourney), 스태빌리티AI(Stability AI)"
+    assert any(court in e.text for e in brief.elements if e.page == 7)
+
+
 def test_lines_repeated_at_page_edges_are_furniture() -> None:
     pages = [["SPRi AI Brief |", f"제목 {n}", "가", "나", "같은 본문 줄", "다", "라", str(n)] for n in range(1, 7)]
     furniture = running_furniture(pages)

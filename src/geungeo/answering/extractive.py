@@ -23,6 +23,7 @@ from geungeo.text.structure import (
     ARTICLE_PREFIX,
     ASKS_SANCTION,
     BARE_HEADING,
+    BULLET,
     CONDITION_LIST,
     DELEGATION,
     LIST_ITEM,
@@ -213,14 +214,17 @@ class Extract:
     def render(self, lead: str = "") -> str:
         """The answer text: one bullet per cited provision (the answering one first), its clauses in the order the
         provision states them (① before ④, as a reader of the article meets them), then its citation; a 호 list goes
-        on indented lines under its lead sentence."""
+        on indented lines under its lead sentence, and so does a clause that opens with a bullet of its own (a
+        report's "■ …", "∙ …" points are lines, not one run of text)."""
         parts: list[str] = [lead] if lead else []
         by_label: dict[str, list[Sentence]] = {}
         for s in self.sentences:
             by_label.setdefault(s.item.label, []).append(s)
         for label, quoted in by_label.items():
-            body = " ".join(s.text for s in sorted(quoted, key=_place)).replace("\n", "\n  ")
-            parts.append(f"- {body} [{label}]")
+            texts = [s.text for s in sorted(quoted, key=_place)]
+            body = texts[0] + "".join(("\n" if BULLET.match(t) else " ") + t for t in texts[1:])
+            indented = body.replace("\n", "\n  ")
+            parts.append(f"- {indented} [{label}]")
         return "\n".join(parts)
 
 

@@ -27,8 +27,9 @@ class Loader(Protocol):
 # What loaders and chunking emit, versioned: a file already ingested is parsed again when this changes
 # (2: tables as structured entities in Markdown, PDF tables and figures, page images; 3: PDF lines wrapped without a
 # space joined; 4: PDF lines in larger type and contents entries naming them as heading elements, chunks naming
-# their headings; 5: dingbat-font bullets read as the glyphs they draw).
-FORMAT_VERSION = 5
+# their headings; 5: dingbat-font bullets read as the glyphs they draw; 6: PDF pages of text only join their
+# wrapped lines too).
+FORMAT_VERSION = 6
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")

@@ -38,10 +38,11 @@ import pypdfium2.raw as pdfium_c
 from geungeo.errors import LoaderError
 from geungeo.ingest import ocr
 from geungeo.ingest.base import Loader, loader, source_name
-from geungeo.ingest.pdf_layout import BULLET, PageChars, PageLayout, figure_candidates, heading_lines, text_lines
+from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, heading_lines
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
 from geungeo.ingest.tables import table_element
 from geungeo.text.normalize import clean_text, nfc
+from geungeo.text.structure import BULLET
 from geungeo.types import Document, Element, MetaValue, Table
 
 if TYPE_CHECKING:
@@ -127,11 +128,9 @@ def _page_layout(
     plumbed: pdfplumber.page.Page | None,
     number: int,
 ) -> PageItems:
+    layout = PageLayout(chars)  # also on a page of text only: its wrapped lines join as on any other
     grids = _grids(plumbed, number)
     images = figure_candidates(page)
-    if not grids and not images:
-        return list(text_lines(chars.text))
-    layout = PageLayout(chars)
     for grid in grids:
         rows = resolve(grid, layout.chars.read_rect)
         if not is_data_table(rows):

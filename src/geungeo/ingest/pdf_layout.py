@@ -25,7 +25,7 @@ import pypdfium2.raw as pdfium_c
 
 from geungeo.ingest.pdf_tables import Rect
 from geungeo.text.normalize import clean_text, nfc
-from geungeo.text.structure import SOURCE_LINE
+from geungeo.text.structure import BULLET, SOURCE_LINE
 from geungeo.types import Element
 
 CaptionKind = Literal["table", "figure"]
@@ -46,8 +46,6 @@ _CAPTIONS: dict[CaptionKind, re.Pattern[str]] = {
     ),
 }
 _TITLE = re.compile(r"^[<〈《][^<>〈〉《》]{2,80}[>〉》]$")  # a bracketed title line: <구글 딥마인드의 …>
-# Bullets and list marks that open a paragraph.
-BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<➢❑❖✓]|\d+\.\s)")
 
 # A dingbat font without a ToUnicode map reports its glyphs as the Latin letters at their codes ("n" for
 # Wingdings' ■), or at those codes in the private use area (U+F06E): what the common bullets of Wingdings draw

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# Bullets and list marks that open a paragraph of a report written in points (개조식: ■ □ ○ ∙ - ※ …).
+BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<➢❑❖✓]|\d+\.\s)")
+
 # A heading level of the statute hierarchy: 편 > 장 > 절 > 관.
 DIVISION_LEVELS: tuple[str, ...] = ("편", "장", "절", "관")
 DIVISION = re.compile(r"^제\s*(\d+)\s*(편|장|절|관)(?:의\s*(\d+))?(?=\s|$|[^\w])\s*(.*)$")
