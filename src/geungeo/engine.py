@@ -53,8 +53,9 @@ class Engine:
         """Ingest files and directories (incremental: unchanged documents are skipped).
 
         With ``chunk_context_llm`` the chat model (``llm``, else the configured one) writes each new chunk's
-        context sentence. ``write_guard`` is held around each store write (a service's writer lock). ``isolated``:
-        parse and embed in an ingestion process of lower priority, this process only writing (a server's uploads).
+        context sentence. ``write_guard`` (a service's writer lock) is held around each step of a store write that
+        changes what readers see. ``isolated``: parse and embed in an ingestion process of lower priority, this
+        process only writing (a server's uploads).
         """
         summarizer = self._summarizer(llm)
         ingestor = Ingestor(

@@ -389,11 +389,11 @@ def test_the_next_group_is_embedded_while_the_last_is_written(tmp_path: Path, mo
 
     replace = engine.store.replace_document
 
-    def slow_replace(record, chunks, vectors, terms):  # type: ignore[no-untyped-def]
+    def slow_replace(record, chunks, vectors, terms, **kwargs):  # type: ignore[no-untyped-def]
         writing[0] = True
         time.sleep(0.1)
         written.append(record.title)
-        replace(record, chunks, vectors, terms)
+        replace(record, chunks, vectors, terms, **kwargs)
         writing[0] = False
 
     monkeypatch.setattr(engine.store, "replace_document", slow_replace)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -51,6 +54,42 @@ def test_pending_document_is_invisible_until_completed(tmp_path: Path) -> None:
     assert store.get([chunks2[0].id]) == []
     store.replace_document(record2, chunks2, vectors2, terms2)
     assert store.pending() == [] and store.count() == 6
+
+
+def test_a_writes_guard_is_held_for_the_catalog_steps_not_for_chromas_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's writer lock (``guard``) covers hiding the document and showing it again; Chroma's delete and add run
+    between, while the document is pending, so a search then waits for neither (it skips the pending vectors)."""
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    store.replace_document(*make_doc("d1", 3))
+    held: list[bool] = []
+    steps: list[tuple[str, bool]] = []
+
+    @contextmanager
+    def guard() -> Iterator[None]:
+        held.append(True)
+        try:
+            yield
+        finally:
+            held.pop()
+
+    for name in ("delete", "add"):
+        real = getattr(store.collection, name)
+
+        def record(*args: Any, _name: str = name, _real: Any = real, **kwargs: Any) -> Any:
+            steps.append((_name, bool(held)))
+            assert store.pending() == ["d1"]  # readers see the old version gone, not half of the new one
+            assert not any(cid.startswith("d1") for cid, _ in store.dense_search(np.ones(SIGNATURE.dim), 10))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(store.collection, name, record)
+    for name in ("mark_pending", "complete"):
+        real = getattr(store.catalog, name)
+        monkeypatch.setattr(store.catalog, name, lambda *a, _n=name, _r=real: (steps.append((_n, bool(held))), _r(*a))[1])
+    store.replace_document(*make_doc("d1", 4, seed=3), guard=guard)
+    assert steps == [("mark_pending", True), ("delete", False), ("add", False), ("complete", True)]
+    assert store.pending() == [] and store.count() == 4
 
 
 def test_a_search_inside_named_documents_is_exact_and_skips_pending_ones(

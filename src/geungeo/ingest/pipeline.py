@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from queue import Queue
 
@@ -44,15 +44,11 @@ from geungeo.ingest.parsing import (
 )
 from geungeo.ingest.worker import IngestionProcess
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore
+from geungeo.stores.base import ChunkStore, WriteGuard
 from geungeo.text.normalize import nfc
 from geungeo.types import Chunk, Document, DocumentRecord
 
 __all__ = ["FileResult", "IngestReport", "Ingestor", "Progress", "WriteGuard", "discover"]
-
-
-WriteGuard = Callable[[], AbstractContextManager[object]]
-"""What each store write is made under (a service's writer lock), so that readers wait for one write at most."""
 
 
 def discover(
@@ -240,9 +236,9 @@ class Ingestor:
             if item.vectors is None:
                 raise ValueError(f"{item.doc.source}: a document reached the writer without its vectors")
             t0 = time.perf_counter()
-            with self.write_guard():  # readers wait for one document's write, not for the whole ingestion
-                record = _record(item.doc, item.chunks, self.settings)
-                self.store.replace_document(record, item.chunks, item.vectors, item.terms or [])
+            record = _record(item.doc, item.chunks, self.settings)
+            # readers wait for the steps of one document's write that change what they see, never for the ingestion
+            self.store.replace_document(record, item.chunks, item.vectors, item.terms or [], guard=self.write_guard)
             spent = time.perf_counter() - t0
             report.write_seconds += spent
             report.written_chunks += len(item.chunks)

@@ -10,8 +10,8 @@ transaction, and resolved to the cited articles' chunks when read (:meth:`ChunkS
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +20,9 @@ from geungeo.filters import Filter
 from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, Link
+
+WriteGuard = Callable[[], AbstractContextManager[object]]
+"""What a store's writes are made under (a service's writer lock), so that readers wait for one step at most."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +55,11 @@ class ChunkStore(ABC):
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
         terms: Sequence[Sequence[str]],
+        *,
+        guard: WriteGuard = nullcontext,
     ) -> None:
-        """Atomically replace a document's chunks (insert when new)."""
+        """Atomically replace a document's chunks (insert when new). ``guard`` is held around each step that changes
+        what readers see; between them (the document hidden as pending) readers need not wait."""
 
     @abstractmethod
     def delete_document(self, doc_id: str) -> int:

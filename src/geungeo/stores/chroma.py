@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from geungeo.embeddings import settings_for
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog
 from geungeo.text.references import Reference
@@ -119,10 +119,16 @@ class ChromaStore(ChunkStore):
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
         terms: Sequence[Sequence[str]],
+        *,
+        guard: WriteGuard = nullcontext,
     ) -> None:
+        """Hide the document (pending), replace its vectors in Chroma, then write its rows and show it, in one
+        catalog transaction; ``guard`` is held for the catalog's two steps only: a search meanwhile skips the pending
+        document's vectors, and Chroma's own work (its Rust side, without the GIL) goes on beside the readers."""
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
-        self.catalog.mark_pending(record)
+        with guard():
+            self.catalog.mark_pending(record)
         self._vectors = None
         self.collection.delete(where={"doc_id": record.doc_id})
         for start in range(0, len(chunks), _ADD_BATCH):
@@ -132,7 +138,8 @@ class ChromaStore(ChunkStore):
                 embeddings=np.asarray(vectors[start : start + _ADD_BATCH], dtype=np.float32),
                 metadatas=[_chroma_meta(c) for c in part],
             )
-        self.catalog.complete(record, chunks, terms)
+        with guard():
+            self.catalog.complete(record, chunks, terms)
 
     def delete_document(self, doc_id: str) -> int:
         self._vectors = None

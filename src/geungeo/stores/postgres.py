@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from geungeo.errors import StoreError
 from geungeo.filters import Filter
 from geungeo.settings import Settings
 from geungeo.stores import pg_queries
-from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
 from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
 from geungeo.text import references
@@ -132,7 +132,10 @@ class PostgresStore(ChunkStore):
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
         terms: Sequence[Sequence[str]],
+        *,
+        guard: WriteGuard = nullcontext,
     ) -> None:
+        """One transaction, under ``guard`` throughout."""
         vectors = np.asarray(vectors, dtype=np.float32)
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
@@ -147,7 +150,7 @@ class PostgresStore(ChunkStore):
             "term_count": sum(map(len, usable)), "origin": record.origin,
         }
         try:
-            with self._connection() as conn, conn.transaction():
+            with guard(), self._connection() as conn, conn.transaction():
                 conn.execute(pg_queries.UPSERT_DOCUMENT, params)
                 self._delete_chunks(conn, record.doc_id)
                 with conn.cursor() as cur:

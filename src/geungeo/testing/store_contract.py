@@ -7,7 +7,8 @@ time it is called within one test (so reopening can be tested).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -115,6 +116,21 @@ class StoreContract:
         assert all(cid.startswith("d1-0000") and cid < "d1-00002" for cid, _ in store.sparse_search(["퇴직금"], 10))
         dense_ids = {cid for cid, _ in store.dense_search(_vec(1 * 1000 + 5), 20)}
         assert "d1-00005" not in dense_ids
+
+    def test_a_write_takes_its_guard(self, store: ChunkStore) -> None:
+        """``guard`` (a server's writer lock) is taken by the write, at least around the step that shows the
+        document, and released: the document is visible once the write returns."""
+        entered: list[str] = []
+
+        @contextmanager
+        def guard() -> Iterator[None]:
+            entered.append("in")
+            yield
+            entered.append("out")
+
+        store.replace_document(*make_doc("g1", 2), guard=guard)
+        assert entered and entered[::2] == ["in"] * (len(entered) // 2) and entered[-1] == "out"
+        assert [d.doc_id for d in store.documents()] == ["g1"] and store.count() == 2
 
     def test_delete(self, store: ChunkStore) -> None:
         self._fill(store)

@@ -1,9 +1,9 @@
 """What the HTTP API shares between requests: settings, the services, thread helpers.
 
 The services are blocking, so every call runs in a worker thread. Store writes (delete; uploads
-run as background jobs) take the services' writer lock; searches and every step of an answer take
-a reader lock, one unit of work at a time, so a write never overlaps a read and no thread ever
-waits while holding a lock that another worker thread needs.
+run as background jobs) take the services' writer lock for each step that changes what readers see;
+searches and every step of an answer take a reader lock, one unit of work at a time, so such a step
+never overlaps a read and no thread ever waits while holding a lock that another worker thread needs.
 """
 
 from __future__ import annotations
