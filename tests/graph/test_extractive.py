@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from geungeo.answering.extractive import Extract, Sentence, clauses, extract, split_sentences
+from geungeo.answering.clauses import clauses, split_sentences
+from geungeo.answering.extractive import Extract, Sentence, extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
@@ -348,7 +349,7 @@ def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
 
 
 def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_them() -> None:
-    from geungeo.answering.extractive import asks_cases
+    from geungeo.answering.details import asks_cases
 
     pay = _item(
         1,

@@ -3,164 +3,25 @@
 This is the answer when no LLM is configured. It also supplies the evidence score behind
 "근거 부족": how much of the question's content the best sentences cover, whether the
 retrievers backed the passage, and whether a figure the question asks for (나이, 몇 %,
-얼마, 며칠 …) is stated by a sentence of the best passages that bears on the question.
+얼마, 며칠 …) is stated by a sentence of the best passages that bears on the question
+(:mod:`geungeo.answering.details`). Passages are cut into clauses by :mod:`geungeo.answering.clauses`.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geungeo.answering.clauses import clauses
+from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
-from geungeo.text.structure import (
-    AMENDMENT,
-    ARTICLE_PREFIX,
-    ASKS_SANCTION,
-    BARE_HEADING,
-    BULLET,
-    CONDITION_LIST,
-    DELEGATION,
-    LIST_ITEM,
-    LIST_LEAD,
-    RUN_IN_PARAGRAPH,
-    SANCTION,
-    SOURCE_LINE,
-)
+from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION
 
-SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
-
-# Korean numerals as a word of their own ("오천", "삼분의"), not a syllable inside one: "연구원" is not 9원 and
-# "30일분의" not 1분의.
-_HANGUL_NUMBER = r"(?<![가-힣\d])[일이삼사오육칠팔구십백천만억]+"
-# Amounts written in Korean numerals ("일만원", "오천 원"), as regulations often do.
-_HANGUL_AMOUNT = rf"{_HANGUL_NUMBER}\s*원"
-
-
-@dataclass(frozen=True)
-class Detail:
-    """A kind of figure a question may ask for, and how a passage that states it reads.
-
-    A question asking for a figure the evidence never states ("만 몇 세", "몇 %") is the typical
-    near miss: the article exists but delegates or omits the detail. A question asks with a phrase
-    (몇/얼마/며칠, ``asks``) or with a noun among its Kiwi terms (나이, 기한, ``nouns``; so that
-    "아기한테" does not ask for a 기한); ``unless`` marks a phrase that asks for another kind
-    ("기간이 최대 얼마" is a period, not an amount) unless ``despite`` says otherwise ("비용이 얼마나" is an amount);
-    "몇 달째" and "몇 번이나" tell a story instead.
-    A passage states the figure with a number ("15일", "100분의 50", "30만원", "일만원"); the bare
-    word ("금액", "연령", "기간") names the detail without stating it. A deadline may also be
-    "지체 없이" or "즉시", a cost "실비".
-    """
-
-    name: str
-    asks: re.Pattern[str]
-    states: re.Pattern[str]
-    nouns: frozenset[str] = frozenset()
-    unless: re.Pattern[str] | None = None
-    despite: re.Pattern[str] | None = None  # asks for this kind even where ``unless`` matches
-
-    def asked(self, question: str, terms: set[str]) -> bool:
-        """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
-        if (
-            self.unless is not None
-            and self.unless.search(question)
-            and not (self.despite is not None and self.despite.search(question))
-        ):
-            return False
-        return bool(self.asks.search(question) or self.nouns & terms)
-
-
-def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "", despite: str = "") -> Detail:
-    return Detail(
-        name,
-        re.compile(asks, re.IGNORECASE),
-        re.compile(states),
-        frozenset(nouns.split()),
-        re.compile(unless) if unless else None,
-        re.compile(despite) if despite else None,
-    )
-
-
-# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
-_SHARE = (
-    rf"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|{_HANGUL_NUMBER}\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
-    r"|과반수|반수|전원"
-)
-# "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
-# 이내"); an age, a period or a grade is another kind.
-_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
-# "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
-_PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
-# "비용이 얼마나 드나요", "등록금을 얼마나 내야": 얼마 right after a word for money asks an amount, 얼마나 included.
-_MONEY_HOW_MUCH = (
-    r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
-    r"보상금|배상금|벌금|과태료|위약금|보증금|장학금|이자|세금)\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|대충|총)?\s*얼마"
-)
-DETAILS: tuple[Detail, ...] = (
-    _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
-    _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
-    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH, despite=_MONEY_HOW_MUCH),
-    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}", unless=_MONEY_HOW_MUCH),
-    _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
-    _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
-    _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
-    _detail("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점"),
-    _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
-    _detail("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
-    _detail("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
-    _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
-    _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
-    _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
-    _detail("기간 / period", r"몇\s*(년|개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
-    _detail(  # statutes write months the old way: "3월 이내", "6월내"
-        "기한 / deadline",
-        r"언제까지|deadline",
-        # "까지" after a date or a time word ("말일까지", "31일까지", "그 때까지"); not a range of provisions
-        # ("제3항부터 제5항까지": the provisions are cut out before matching, the bare "까지" is left).
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지",
-        nouns="기한 마감 마감일",
-    ),
-)
-
-# Numbers that are not figures: cross-references (제4조제1항제4호, 「법」), amendment notes (<개정 2012.2.1>),
-# dates, 별표 numbers and list marks.
-_NOT_A_FIGURE = re.compile(
-    r"제\s*\d+\s*(편|장|절|관|조|항|호|목)(의\s*\d+)?|「[^」]*」|<[^>]*>|\[[^\]]*\]|\d{4}\s*[.년]\s*\d{1,2}\s*[.월]\s*\d{1,2}\s*[.일]?"
-    r"|(별표|별지|서식)\s*\d+|(?m:^\s*\d+\.\s)|[①-⑳]"
-)
-
-
-def states(detail: Detail, text: str, *, sanctions: bool = True) -> bool:
-    """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
-    nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost)."""
-    text = _NOT_A_FIGURE.sub(" ", text)
-    if not sanctions:
-        text = SANCTION.sub(" ", text)
-    return bool(detail.states.search(text))
-
-
-# A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",
-# "심사청구 자격", "허용 조건이 뭐예요?" (not "퇴사하는 경우 퇴직금은 …" or "그런 경우에는 어떻게 되나요?", where 경우
-# sets the scene for what is asked).
-_ASKS_CASES = re.compile(
-    r"(어떤|무슨|어느)\s*(경우|사유|때|요건|조건)|(경우|사유|요건|조건|자격)\s*(는|은|가|이|를|을)?\s*(무엇|뭐|있|\?|$)"
-)
-
-
-def asks_cases(question: str) -> bool:
-    """Whether ``question`` asks for the cases, grounds or conditions of something (a list of them answers it)."""
-    return bool(_ASKS_CASES.search(question.strip()))
-
-
-def asked_details(question: str) -> list[Detail]:
-    """The kinds of figure ``question`` asks for."""
-    terms = set(bm25_terms(question, compounds=False))
-    return [d for d in DETAILS if d.asked(question, terms)]
+GENERIC_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -233,157 +94,6 @@ def _place(s: Sentence) -> tuple[str, int]:
     the passage's text (a clause rewritten when quoted, a table row, goes after those found)."""
     found = s.item.text.find(s.text.split("\n", 1)[0][:40])
     return s.item.chunk_id, found if found >= 0 else len(s.item.text)
-
-
-_SENTENCE_CLOSE = set("다요음함됨임")
-_OPEN, _CLOSE = "(「『[", ")」』]"
-MAX_LIST_ITEMS = 20
-GENERIC_WEIGHT = 0.1
-
-_TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
-
-
-def table_row_sentences(lines: list[str]) -> list[str]:
-    """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is."""
-    header = _cells(lines[0])
-    out = []
-    for line in lines[1:]:
-        if _TABLE_SEPARATOR.match(line):
-            continue
-        cells = _cells(line)
-        named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
-        out.append(", ".join(named + [c for c in cells[len(header) :] if c]))
-    return out
-
-
-def _is_table_line(line: str) -> bool:
-    stripped = line.strip()
-    return len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|")
-
-
-def sentence_split(text: str) -> list[str]:
-    """The sentences of one line: cut after a sentence end ("…한다.", "?", "!") outside parentheses and quotes, so
-    "최저임금액(…을 말한다. 이하 같다)" stays one sentence."""
-    out: list[str] = []
-    depth, start = 0, 0
-    for i, ch in enumerate(text):
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0 and ch in ".?!" and (i + 1 == len(text) or text[i + 1].isspace()) and _ends(text, i):
-            out.append(text[start : i + 1].strip())
-            start = i + 1
-    out.append(text[start:].strip())
-    return [s for s in out if s]
-
-
-def _ends(text: str, i: int) -> bool:
-    """Whether the mark at ``i`` ends a sentence: "?" and "!", or a period after 다/요/음… or after a non-Hangul
-    character (a Korean word ending otherwise is an abbreviation such as "등.")."""
-    before = text[i - 1] if i > 0 else ""
-    return text[i] != "." or before in _SENTENCE_CLOSE or not ("가" <= before <= "힣")
-
-
-@dataclass
-class _Block:
-    """A 항 or paragraph and the 호/목 lines under it."""
-
-    head: str
-    items: list[str]
-
-
-def _blocks(lines: list[str]) -> list[_Block]:
-    blocks: list[_Block] = []
-    for raw in lines:
-        for line in RUN_IN_PARAGRAPH.split(raw):
-            line = AMENDMENT.sub("", line).strip()
-            if not line:
-                continue
-            if blocks and LIST_ITEM.match(line):
-                blocks[-1].items.append(line)
-            else:
-                blocks.append(_Block(line, []))
-    return blocks
-
-
-@dataclass(frozen=True)
-class Clause:
-    """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
-    words count half (the heading above it, the lead sentence of a 호)."""
-
-    text: str
-    words: str
-    context: str = ""
-
-
-def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
-    """The quotable clauses of a passage, in order.
-
-    A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
-    leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
-    lead sentence (whose words count half), or a table row. The passage's ``headings`` (lines its loader found to
-    be headings: a PDF page's headline, a section title) are not quoted; the words of the last one above a clause
-    count half for it. Bare headings, source lines ("☞ 출처: …") and short fragments are left out."""
-    heads = {h.strip() for h in headings}
-    out: list[Clause] = []
-    heading, section = "", []
-    for line in [*text.split("\n"), None]:
-        if line is not None and line.strip() not in heads:
-            section.append(line)
-            continue
-        for c in _section_clauses(section):
-            out.append(Clause(c.text, c.words, "\n".join(x for x in (heading, c.context) if x)) if heading else c)
-        heading, section = (line.strip() if line is not None else heading), []
-    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
-
-
-def _section_clauses(lines: list[str]) -> list[Clause]:
-    """The clauses of consecutive lines without a heading among them (see :func:`clauses`)."""
-    out: list[Clause] = []
-    for is_table, group in itertools.groupby(lines, key=_is_table_line):
-        rows = list(group)
-        if is_table:
-            out.extend(Clause(row, row) for row in table_row_sentences(rows))
-            continue
-        for block in _blocks(rows):
-            head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
-            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not BARE_HEADING.match(s)])
-            # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
-            lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
-            for x in sentences:
-                if x != lead:
-                    out.append(Clause(x, x))
-                    continue
-                out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
-                out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
-            if lead is None:
-                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
-    return out
-
-
-# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
-_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*경우")
-
-
-def _with_provisos(sentences: list[str]) -> list[str]:
-    """``sentences`` with each proviso joined to the sentence it qualifies."""
-    out: list[str] = []
-    for s in sentences:
-        if out and _PROVISO.match(s):
-            out[-1] = f"{out[-1]} {s}"
-        else:
-            out.append(s)
-    return out
-
-
-def split_sentences(text: str) -> list[str]:
-    """The clauses of a passage as text (see :func:`clauses`), in order."""
-    return [c.text for c in clauses(text)]
 
 
 # The extractive answer's thresholds (measured in benchmarks/reports/answers.md, not user settings):

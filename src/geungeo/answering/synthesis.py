@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from geungeo.answering.extractive import SENTENCE_END, split_sentences
+from geungeo.answering.clauses import SENTENCE_END, split_sentences
 from geungeo.answering.models import CITATION_MARK, Answer, EntityReference, EvidenceItem, PageImage, Reference, StructuredAnswer
 from geungeo.ingest import page_images
 from geungeo.text.normalize import squash

@@ -113,7 +113,7 @@ def article_key(label: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
 
 
-# The clauses of a provision as the extractive answer quotes them (answering/extractive.py).
+# The clauses of a provision as the extractive answer quotes them (answering/clauses.py).
 # Bare headings and titles: 부칙 lines, 편/장/절/관 headings, an article's number and title on its own line
 # ("제3조(출산휴가)"), bracketed titles and table or figure captions.
 BARE_HEADING = re.compile(

@@ -1,0 +1,162 @@
+"""The quotable clauses of a passage: sentences of a 항 or paragraph (a proviso kept with its sentence), a list's
+lead with its 호, each 호 under its lead, and table rows, with the heading above each as its context."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from geungeo.text.structure import AMENDMENT, ARTICLE_PREFIX, BARE_HEADING, LIST_ITEM, LIST_LEAD, RUN_IN_PARAGRAPH, SOURCE_LINE
+
+SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
+
+_SENTENCE_CLOSE = set("다요음함됨임")
+_OPEN, _CLOSE = "(「『[", ")」』]"
+MAX_LIST_ITEMS = 20
+
+_TABLE_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+
+
+def table_row_sentences(lines: list[str]) -> list[str]:
+    """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is."""
+    header = _cells(lines[0])
+    out = []
+    for line in lines[1:]:
+        if _TABLE_SEPARATOR.match(line):
+            continue
+        cells = _cells(line)
+        named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
+        out.append(", ".join(named + [c for c in cells[len(header) :] if c]))
+    return out
+
+
+def _is_table_line(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) > 1 and stripped.startswith("|") and stripped.endswith("|")
+
+
+def sentence_split(text: str) -> list[str]:
+    """The sentences of one line: cut after a sentence end ("…한다.", "?", "!") outside parentheses and quotes, so
+    "최저임금액(…을 말한다. 이하 같다)" stays one sentence."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in ".?!" and (i + 1 == len(text) or text[i + 1].isspace()) and _ends(text, i):
+            out.append(text[start : i + 1].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [s for s in out if s]
+
+
+def _ends(text: str, i: int) -> bool:
+    """Whether the mark at ``i`` ends a sentence: "?" and "!", or a period after 다/요/음… or after a non-Hangul
+    character (a Korean word ending otherwise is an abbreviation such as "등.")."""
+    before = text[i - 1] if i > 0 else ""
+    return text[i] != "." or before in _SENTENCE_CLOSE or not ("가" <= before <= "힣")
+
+
+@dataclass
+class _Block:
+    """A 항 or paragraph and the 호/목 lines under it."""
+
+    head: str
+    items: list[str]
+
+
+def _blocks(lines: list[str]) -> list[_Block]:
+    blocks: list[_Block] = []
+    for raw in lines:
+        for line in RUN_IN_PARAGRAPH.split(raw):
+            line = AMENDMENT.sub("", line).strip()
+            if not line:
+                continue
+            if blocks and LIST_ITEM.match(line):
+                blocks[-1].items.append(line)
+            else:
+                blocks.append(_Block(line, []))
+    return blocks
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
+    words count half (the heading above it, the lead sentence of a 호)."""
+
+    text: str
+    words: str
+    context: str = ""
+
+
+def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
+    """The quotable clauses of a passage, in order.
+
+    A clause is a sentence of a 항 or paragraph (never two 항: a 항 starts at its circled number), a sentence that
+    leads a list ("다음 각 호 …") quoted with its 호 lines but scored on its own words, each 호 quoted under its
+    lead sentence (whose words count half), or a table row. The passage's ``headings`` (lines its loader found to
+    be headings: a PDF page's headline, a section title) are not quoted; the words of the last one above a clause
+    count half for it. Bare headings, source lines ("☞ 출처: …") and short fragments are left out."""
+    heads = {h.strip() for h in headings}
+    out: list[Clause] = []
+    heading, section = "", []
+    for line in [*text.split("\n"), None]:
+        if line is not None and line.strip() not in heads:
+            section.append(line)
+            continue
+        for c in _section_clauses(section):
+            out.append(Clause(c.text, c.words, "\n".join(x for x in (heading, c.context) if x)) if heading else c)
+        heading, section = (line.strip() if line is not None else heading), []
+    return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
+
+
+def _section_clauses(lines: list[str]) -> list[Clause]:
+    """The clauses of consecutive lines without a heading among them (see :func:`clauses`)."""
+    out: list[Clause] = []
+    for is_table, group in itertools.groupby(lines, key=_is_table_line):
+        rows = list(group)
+        if is_table:
+            out.extend(Clause(row, row) for row in table_row_sentences(rows))
+            continue
+        for block in _blocks(rows):
+            head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
+            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not BARE_HEADING.match(s)])
+            # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
+            lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
+            for x in sentences:
+                if x != lead:
+                    out.append(Clause(x, x))
+                    continue
+                out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
+                out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
+            if lead is None:
+                out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
+    return out
+
+
+# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
+_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*경우")
+
+
+def _with_provisos(sentences: list[str]) -> list[str]:
+    """``sentences`` with each proviso joined to the sentence it qualifies."""
+    out: list[str] = []
+    for s in sentences:
+        if out and _PROVISO.match(s):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """The clauses of a passage as text (see :func:`clauses`), in order."""
+    return [c.text for c in clauses(text)]

@@ -1,0 +1,141 @@
+"""What a question asks for, and whether a clause states it: the kinds of figure (나이, 몇 %, 얼마, 며칠 …) and
+questions asking for the cases or conditions themselves.
+
+A question asking for a figure the evidence never states is the typical near miss behind "근거 부족": the article
+exists but delegates or omits the detail (:func:`geungeo.answering.extractive.extract` refuses it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from geungeo.text.kiwi import bm25_terms
+from geungeo.text.structure import SANCTION
+
+# Korean numerals as a word of their own ("오천", "삼분의"), not a syllable inside one: "연구원" is not 9원 and
+# "30일분의" not 1분의.
+_HANGUL_NUMBER = r"(?<![가-힣\d])[일이삼사오육칠팔구십백천만억]+"
+# Amounts written in Korean numerals ("일만원", "오천 원"), as regulations often do.
+_HANGUL_AMOUNT = rf"{_HANGUL_NUMBER}\s*원"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A kind of figure a question may ask for, and how a passage that states it reads.
+
+    A question asking for a figure the evidence never states ("만 몇 세", "몇 %") is the typical
+    near miss: the article exists but delegates or omits the detail. A question asks with a phrase
+    (몇/얼마/며칠, ``asks``) or with a noun among its Kiwi terms (나이, 기한, ``nouns``; so that
+    "아기한테" does not ask for a 기한); ``unless`` marks a phrase that asks for another kind
+    ("기간이 최대 얼마" is a period, not an amount) unless ``despite`` says otherwise ("비용이 얼마나" is an amount);
+    "몇 달째" and "몇 번이나" tell a story instead.
+    A passage states the figure with a number ("15일", "100분의 50", "30만원", "일만원"); the bare
+    word ("금액", "연령", "기간") names the detail without stating it. A deadline may also be
+    "지체 없이" or "즉시", a cost "실비".
+    """
+
+    name: str
+    asks: re.Pattern[str]
+    states: re.Pattern[str]
+    nouns: frozenset[str] = frozenset()
+    unless: re.Pattern[str] | None = None
+    despite: re.Pattern[str] | None = None  # asks for this kind even where ``unless`` matches
+
+    def asked(self, question: str, terms: set[str]) -> bool:
+        """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
+        if (
+            self.unless is not None
+            and self.unless.search(question)
+            and not (self.despite is not None and self.despite.search(question))
+        ):
+            return False
+        return bool(self.asks.search(question) or self.nouns & terms)
+
+
+def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "", despite: str = "") -> Detail:
+    return Detail(
+        name,
+        re.compile(asks, re.IGNORECASE),
+        re.compile(states),
+        frozenset(nouns.split()),
+        re.compile(unless) if unless else None,
+        re.compile(despite) if despite else None,
+    )
+
+
+# A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
+_SHARE = (
+    rf"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|{_HANGUL_NUMBER}\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
+    r"|과반수|반수|전원"
+)
+# "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
+# 이내"); an age, a period or a grade is another kind.
+_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
+# "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
+_PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+# "비용이 얼마나 드나요", "등록금을 얼마나 내야": 얼마 right after a word for money asks an amount, 얼마나 included.
+_MONEY_HOW_MUCH = (
+    r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
+    r"보상금|배상금|벌금|과태료|위약금|보증금|장학금|이자|세금)\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|대충|총)?\s*얼마"
+)
+DETAILS: tuple[Detail, ...] = (
+    _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
+    _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
+    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH, despite=_MONEY_HOW_MUCH),
+    _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}", unless=_MONEY_HOW_MUCH),
+    _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
+    _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
+    _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
+    _detail("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점"),
+    _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
+    _detail("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
+    _detail("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
+    _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
+    _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
+    _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
+    _detail("기간 / period", r"몇\s*(년|개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
+    _detail(  # statutes write months the old way: "3월 이내", "6월내"
+        "기한 / deadline",
+        r"언제까지|deadline",
+        # "까지" after a date or a time word ("말일까지", "31일까지", "그 때까지"); not a range of provisions
+        # ("제3항부터 제5항까지": the provisions are cut out before matching, the bare "까지" is left).
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지",
+        nouns="기한 마감 마감일",
+    ),
+)
+
+# Numbers that are not figures: cross-references (제4조제1항제4호, 「법」), amendment notes (<개정 2012.2.1>),
+# dates, 별표 numbers and list marks.
+_NOT_A_FIGURE = re.compile(
+    r"제\s*\d+\s*(편|장|절|관|조|항|호|목)(의\s*\d+)?|「[^」]*」|<[^>]*>|\[[^\]]*\]|\d{4}\s*[.년]\s*\d{1,2}\s*[.월]\s*\d{1,2}\s*[.일]?"
+    r"|(별표|별지|서식)\s*\d+|(?m:^\s*\d+\.\s)|[①-⑳]"
+)
+
+
+def states(detail: Detail, text: str, *, sanctions: bool = True) -> bool:
+    """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
+    nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost)."""
+    text = _NOT_A_FIGURE.sub(" ", text)
+    if not sanctions:
+        text = SANCTION.sub(" ", text)
+    return bool(detail.states.search(text))
+
+
+# A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",
+# "심사청구 자격", "허용 조건이 뭐예요?" (not "퇴사하는 경우 퇴직금은 …" or "그런 경우에는 어떻게 되나요?", where 경우
+# sets the scene for what is asked).
+_ASKS_CASES = re.compile(
+    r"(어떤|무슨|어느)\s*(경우|사유|때|요건|조건)|(경우|사유|요건|조건|자격)\s*(는|은|가|이|를|을)?\s*(무엇|뭐|있|\?|$)"
+)
+
+
+def asks_cases(question: str) -> bool:
+    """Whether ``question`` asks for the cases, grounds or conditions of something (a list of them answers it)."""
+    return bool(_ASKS_CASES.search(question.strip()))
+
+
+def asked_details(question: str) -> list[Detail]:
+    """The kinds of figure ``question`` asks for."""
+    terms = set(bm25_terms(question, compounds=False))
+    return [d for d in DETAILS if d.asked(question, terms)]
