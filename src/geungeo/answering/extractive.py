@@ -178,12 +178,14 @@ def extract(
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
     first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question), sanctions)
-    stating = _stating(asked, scored, best_passages, detail_coverage * best, first, sanctions)
+    # The clause of the answering provision that states most of the question's words (``first`` is the closest in
+    # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
+    own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
     chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
-    own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
@@ -208,18 +210,24 @@ def _same_family(s: Sentence, first: Sentence) -> bool:
 
 
 def _stating(
-    asked: list[Detail], scored: list[Sentence], passages: set[int], floor: float, first: Sentence, sanctions: bool
+    asked: list[Detail],
+    scored: list[Sentence],
+    passages: set[int],
+    floor: float,
+    own: tuple[Sentence, Sentence],
+    sanctions: bool,
 ) -> dict[str, Sentence]:
-    """For each asked kind of figure, the best clause that states one: a clause of the answering ``provision``, or
+    """For each asked kind of figure, the best clause that states one: a clause of the answering provision, or
     one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
-    not answer it; another 항 of the article that answers does). A penalty's figures count only when the question
-    asks about ``sanctions``."""
+    not answer it; another 항 of the article that answers does). ``own``: the provision's answering clause and its
+    clause stating most of the question's words. A penalty's figures count only when the question asks about
+    ``sanctions``."""
     out: dict[str, Sentence] = {}
+    first = own[0]
     provision = first.item.label
     # A provision that leaves a figure to another instrument ("대통령령으로 정한다") in its answering clause or in the
     # clause sharing most words with the question is answered by that instrument (the 시행령), not by a figure
     # another article of its own document states about something else.
-    own = [first, max((s for s in scored if s.item.label == provision), key=lambda s: s.coverage, default=first)]
     delegates = any(DELEGATION.search(s.text) for s in own)
     for detail in asked:
         delegated = delegates and not any(states(detail, s.text, sanctions=sanctions) for s in own)
