@@ -130,10 +130,11 @@ def test_wrapped_lines_join_and_bullets_start_paragraphs() -> None:
     assert paragraphs(lines) == ["첫 문단은 여기서 이어진다", "∙ 글머리 문단이 다음 줄로 이어지고", "■ 새 글머리", "끝"]
 
 
-def _page(lines: list[tuple[str, float, float]]) -> PageLayout:
-    """A page of ``lines`` (text, left and right edge in points), 10 pt high, one below the other."""
+def _page(lines: list[tuple[str, float, float]], rows: list[int] | None = None) -> PageLayout:
+    """A page of ``lines`` (text, left and right edge in points), 10 pt high, one below the other (or at ``rows``,
+    counted from the top, in this content order)."""
     text, boxes = "", []
-    for row, (line, left, right) in enumerate(lines):
+    for row, (line, left, right) in zip(rows or range(len(lines)), lines, strict=True):
         top = 800.0 - 14.0 * row
         width = (right - left) / max(len(line), 1)
         boxes += [(left + i * width, top - 10.0, left + (i + 1) * width, top) for i in range(len(line))]
@@ -160,6 +161,30 @@ def test_a_line_wrapped_at_the_right_edge_without_a_space_joins_the_next() -> No
         "짧은 제목 줄",
         "다음 문단",
     ]
+
+
+def test_a_line_whose_next_line_lies_above_it_ends_its_paragraph() -> None:
+    """pdfium ends a line with a space where its text runs on; a box's label printed above the box comes after the
+    box's last line in content order and must not be glued to it ("… 점을 제시 KEY Contents")."""
+    lines = [
+        ("■ 법원은 기각 이유로 유사성을 입증하기 어렵다는 점을 제시 ", 80.0, 546.0),
+        ("KEY Contents", 80.0, 160.0),  # printed above the box
+        ("○ 예술가들의 소송, 저작권 미등록으로 기각 ", 66.0, 400.0),
+        ("되었다", 66.0, 120.0),  # the next line down: the paragraph runs on
+    ]
+    items = _page(lines, rows=[1, 0, 3, 4]).items()
+    assert paragraphs([str(i) for i in items]) == [
+        "■ 법원은 기각 이유로 유사성을 입증하기 어렵다는 점을 제시",
+        "KEY Contents",
+        "○ 예술가들의 소송, 저작권 미등록으로 기각 되었다",
+    ]
+
+
+def test_the_brief_keeps_its_box_labels_out_of_sentences(brief: Document) -> None:
+    point = "■ 법원은 기각 이유로 고소장에 제시된 상당수 작품이 저작권청에 등록되지 않았으며"
+    quoted = [e.text for e in brief.elements if e.page == 7 and e.text.startswith(point)]
+    assert quoted and quoted[0].endswith("점을 제시")
+    assert not any("KEY Contents" in e.text and e.text != "KEY Contents" for e in brief.elements)
 
 
 def test_the_brief_quotes_whole_sentences_where_its_lines_wrap(brief: Document) -> None:

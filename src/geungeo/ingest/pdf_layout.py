@@ -223,10 +223,11 @@ class PageLayout:
 
     def items(self) -> list[str | Element]:
         """The page's text lines with the table and figure elements at their places; a line wrapped without a
-        space at its end gets one (see :meth:`_wrapped`), so that the paragraphs join it to the next."""
+        space at its end gets one (see :meth:`_wrapped`), so that the paragraphs join it to the next, and a line
+        whose next one does not follow it down the page loses its trailing space (see :meth:`_cut`)."""
         out: list[str | Element] = []
         kept: list[str] = []
-        wrapped = self._wrapped()
+        wrapped, cut = self._wrapped(), self._cut()
         for i, ch in enumerate([*self.chars.text, ""]):
             if i in self.anchors:
                 out += text_lines("".join(kept))
@@ -234,9 +235,23 @@ class PageLayout:
                 kept = []
             if i in wrapped:
                 kept.append(" ")
-            if i not in self.dropped:
+            if i not in self.dropped and i not in cut:
                 kept.append(ch)
         return out + text_lines("".join(kept))
+
+    def _cut(self) -> set[int]:
+        """The trailing spaces of lines whose next line in content order lies above them in the same column.
+        pdfium ends a line with a space where its text runs on, but the content order may go back up the page
+        after a box: "… 점을 제시 " / "KEY Contents" (the box's label, printed above it) is no sentence."""
+        lines = [line for line in self.lines if not self._gone(line)]
+        out: set[int] = set()
+        for above, below in itertools.pairwise(lines):
+            if below.box[1] > above.box[3] and _overlaps_x(above.box, below.box):
+                end = above.end
+                while end > above.start and self.chars.text[end - 1].isspace():
+                    end -= 1
+                out.update(range(end, above.end))
+        return out
 
     def _wrapped(self) -> set[int]:
         """The ends of lines that run to the right edge of the page's text, end without a space (pdfium leaves
