@@ -385,6 +385,40 @@ def test_a_delegated_figure_is_not_answered_by_a_figure_another_article_states_a
     assert extract("상가법이 적용되는 보증금액은 얼마 이하인가요?", [law, decree], None).missing == []
 
 
+def _reference(n: int, label: str, text: str, doc: str, via: str) -> EvidenceItem:
+    return _item(n, label, text, doc).model_copy(update={"origin": "reference", "via": via})
+
+
+# 근로기준법 제37조 sets a cap and leaves the rate to the 시행령, whose 제17조 states it.
+INTEREST = (
+    "① 사용자는 임금을 지급하지 아니한 경우 연 100분의 40 이내의 범위에서 대통령령으로 정하는 이율에 따른 지연이자를 "
+    "지급하여야 한다."
+)
+RATE = "법 제37조제1항에서 \"대통령령으로 정하는 이율\"이란 연 100분의 20을 말한다."
+
+
+def test_a_delegated_figure_is_quoted_from_the_instrument_that_implements_the_provision() -> None:
+    question = "밀린 임금의 지연이자는 연 몇 %인가요?"
+    law = _item(1, "근로기준법 제37조", INTEREST, doc="근로기준법")
+    monthly = "④ 사용자는 임금을 매월 1회 이상 지급하여야 한다."
+    others = [_item(n, f"근로기준법 제{n}조", monthly, "근로기준법") for n in range(2, 7)]
+    decree = _reference(7, "근로기준법 시행령 제17조", RATE, "근로기준법 시행령", via="c1")
+    answer = extract(question, [law, *others, decree], None)
+    assert [s.item.label for s in answer.sentences[:2]] == ["근로기준법 제37조", "근로기준법 시행령 제17조"]
+    assert "연 100분의 20" in answer.render() and answer.missing == []
+    # only the instrument linked to the answering provision counts: one linked to another passage does not
+    elsewhere = decree.model_copy(update={"via": "c2"})
+    assert "근로기준법 시행령 제17조" not in [s.item.label for s in extract(question, [law, *others, elsewhere], None).sentences]
+
+
+def test_a_provision_stating_its_own_figure_is_not_answered_from_a_linked_instrument() -> None:
+    # the provision does not delegate: what it states answers, the linked article is not quoted for the figure
+    law = _item(1, "법 제60조", "① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.", doc="법")
+    decree = _reference(2, "법 시행령 제30조", "법 제60조에 따른 휴가는 연 15일로 본다.", "법 시행령", via="c1")
+    answer = extract("연차휴가는 며칠인가요?", [law, decree], None)
+    assert [s.item.label for s in answer.sentences] == ["법 제60조"] and answer.missing == []
+
+
 def test_a_korean_numeral_inside_a_word_states_no_figure() -> None:
     # "연구원" is not 9원 and "30일분의" is not 1분의: the figure must be a word of its own
     staff = _item(1, "교통관리규정 제4조", "④ 다음 각 호의 자는 차량을 등록한다.\n1. 교직원(산학협력단 소속 직원/연구원 포함)")

@@ -107,3 +107,14 @@ def test_links_are_read_back_after_ingestion(data_dir: Path) -> None:
         assert [lk.source for lk in engine.store.links_to(list(links[0].targets))] == [rate.id]
     finally:
         engine.close()
+
+
+def test_a_figure_the_statute_leaves_to_its_decree_is_answered_from_the_decree(data_dir: Path) -> None:
+    """법 제3조 delegates the rate ("대통령령으로 정하는 이율"); the 시행령 article citing it states it. It is not among the
+    passages retrieval keeps (one here) but joins the evidence as a reference, and the answer quotes it."""
+    answer = _ask(data_dir, "퇴직한 근로자의 임금을 14일 이내에 지급하지 아니하면 지연이자는 연 몇 %인가요?", top_k=1)
+    assert [(e.label, e.origin) for e in answer.evidence][:1] == [("이자보장법 제3조", "retrieval")]
+    decree = next(e for e in answer.evidence if e.label == "이자보장법 시행령 제2조")
+    assert decree.origin == "reference" and decree.via == answer.evidence[0].chunk_id
+    assert not answer.refused and "연 100분의 20" in answer.answer
+    assert [c.label for c in answer.citations] == ["이자보장법 제3조", "이자보장법 시행령 제2조"]

@@ -10,7 +10,7 @@ retrievers backed the passage, and whether a figure the question asks for (나�
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,7 +181,8 @@ def extract(
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
-    stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions)
+    implementing = _implementing(first, evidence)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
     chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
@@ -209,6 +210,21 @@ def _same_family(s: Sentence, first: Sentence) -> bool:
     return not a or not b or a.startswith(b) or b.startswith(a)
 
 
+def _implementing(first: Sentence, evidence: Sequence[EvidenceItem]) -> set[int]:
+    """The passages of the instrument the answering provision delegates to: references linked to one of its
+    passages (it cites them, or they cite it) from a document of its family ("근로기준법 시행령" for
+    "근로기준법")."""
+    provision = {item.chunk_id for item in evidence if item.label == first.item.label}
+    return {
+        item.n
+        for item in evidence
+        if item.origin == "reference"
+        and item.via in provision
+        and item.doc != first.item.doc
+        and _same_family(Sentence(item, "", 0.0), first)
+    }
+
+
 def _stating(
     asked: list[Detail],
     scored: list[Sentence],
@@ -216,12 +232,15 @@ def _stating(
     floor: float,
     own: tuple[Sentence, Sentence],
     sanctions: bool,
+    implementing: Collection[int] = (),
 ) -> dict[str, Sentence]:
     """For each asked kind of figure, the best clause that states one: a clause of the answering provision, or
     one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
     not answer it; another 항 of the article that answers does). ``own``: the provision's answering clause and its
     clause stating most of the question's words. A penalty's figures count only when the question asks about
-    ``sanctions``."""
+    ``sanctions``. When the provision leaves the matter to another instrument, a clause of the ``implementing``
+    passages (that instrument's articles linked to it) stating the figure comes first: "대통령령으로 정하는 이율"
+    is answered by the 시행령's "연 100분의 20", not by the cap the 법 sets around it."""
     out: dict[str, Sentence] = {}
     first = own[0]
     provision = first.item.label
@@ -231,6 +250,14 @@ def _stating(
     delegates = any(DELEGATION.search(s.text) for s in own)
     for detail in asked:
         delegated = delegates and not any(states(detail, s.text, sanctions=sanctions) for s in own)
+        implemented = (
+            next((s for s in scored if s.item.n in implementing and states(detail, s.text, sanctions=sanctions)), None)
+            if delegates
+            else None
+        )
+        if implemented is not None:
+            out[detail.name] = implemented
+            continue
         found = next(
             (
                 s

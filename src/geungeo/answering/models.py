@@ -43,6 +43,7 @@ class EvidenceItem(BaseModel):
     table: str | None = None  # the Table entity (JSON) of a table chunk
     ocr_confidence: float | None = None  # the passage was read from a page image by OCR
     headings: list[str] = Field(default_factory=list)  # lines of ``text`` that are headings, not statements
+    via: str | None = None  # a reference: the chunk id of the passage that cites it or that it cites
 
     @classmethod
     def from_chunk(cls, n: int, chunk: Chunk, score: float = 0.0, origin: Origin = "retrieval") -> EvidenceItem:

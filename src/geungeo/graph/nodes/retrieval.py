@@ -64,10 +64,10 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
 _CITED_BY_MAX = 3
 
 
-def related_articles(store: ChunkStore, chunk_ids: Sequence[str]) -> list[str]:
-    """Chunk ids of the articles that ``chunk_ids`` cite and of those citing them (the 시행령 article that
-    implements a 법 article, the penalty for breaking it) when at most ``_CITED_BY_MAX`` articles do; in the
-    order of ``chunk_ids``, cited before citing."""
+def related_articles(store: ChunkStore, chunk_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(passage, related) chunk id pairs: the articles each of ``chunk_ids`` cites and those citing it (the
+    시행령 article that implements a 법 article, the penalty for breaking it) when at most ``_CITED_BY_MAX``
+    articles do; in the order of ``chunk_ids``, cited before citing."""
     cited: dict[str, list[str]] = {}
     for link in store.links_from(chunk_ids):
         cited.setdefault(link.source, []).extend(link.targets)
@@ -75,13 +75,13 @@ def related_articles(store: ChunkStore, chunk_ids: Sequence[str]) -> list[str]:
     for link in store.links_to(chunk_ids):
         for target in link.targets:
             citing.setdefault(target, []).append(link.source)
-    out: list[str] = []
+    out: dict[str, str] = {}
     for cid in chunk_ids:
-        out += cited.get(cid, [])
         sources = list(dict.fromkeys(citing.get(cid, [])))
-        if len(sources) <= _CITED_BY_MAX:
-            out += sources
-    return [c for c in dict.fromkeys(out) if c not in chunk_ids]
+        for related in cited.get(cid, []) + (sources if len(sources) <= _CITED_BY_MAX else []):
+            if related not in chunk_ids:
+                out.setdefault(related, cid)
+    return [(passage, related) for related, passage in out.items()]
 
 
 def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -101,8 +101,12 @@ def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
                 added.append(EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour"))
     neighbours = len(added)
     related = related_articles(ctx.engine.store, [c.chunk_id for c in top])
-    new = [t for t in related if t not in have][: ctx.settings.rerank_top_k * 2]
-    added += [EvidenceItem.from_chunk(0, chunk, 0.0, origin="reference") for chunk in ctx.engine.store.get(new)]
+    via = {t: p for p, t in related if t not in have}
+    new = list(via)[: ctx.settings.rerank_top_k * 2]
+    added += [
+        EvidenceItem.from_chunk(0, chunk, 0.0, origin="reference").model_copy(update={"via": via[chunk.id]})
+        for chunk in ctx.engine.store.get(new)
+    ]
     tracker.notes.append(f"+{neighbours} neighbours, +{len(added) - neighbours} cited or citing articles")
     return {"candidates": candidates + added}
 
@@ -142,7 +146,7 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     taken = {c.chunk_id for c in pinned + chosen}
     # a cited article that retrieval found too but ranked below the chosen ones is kept as well, as a reference
     by_id = {c.chunk_id: c for c in everything if c.origin in ("reference", "retrieval") and c.chunk_id not in taken}
-    references = [by_id[t].model_copy(update={"origin": "reference"}) for t in related if t in by_id]
+    references = [by_id[t].model_copy(update={"origin": "reference", "via": p}) for p, t in related if t in by_id]
     references = references[: ctx.settings.rerank_top_k]
     kept = pinned + chosen + references + neighbours
     evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(kept, start=1)]
