@@ -419,6 +419,31 @@ def test_a_provision_stating_its_own_figure_is_not_answered_from_a_linked_instru
     assert [s.item.label for s in answer.sentences] == ["법 제60조"] and answer.missing == []
 
 
+DUTY = _item(
+    1, "공인중개사법 제18조의4", "중개보조원은 중개의뢰인에게 본인이 중개보조원이라는 사실을 미리 알려야 한다.", "공인중개사법"
+)
+FINES = (
+    "② 다음 각 호의 어느 하나에 해당하는 자에게는 500만원 이하의 과태료를 부과한다.\n"
+    "1. 제18조의3을 위반하여 표시ㆍ광고를 한 자\n"
+    "2. 제18조의4를 위반하여 중개의뢰인에게 본인이 중개보조원이라는 사실을 미리 알리지 아니한 사람"
+)
+
+
+def test_a_question_about_sanctions_quotes_the_penalty_for_breaking_the_answering_provision() -> None:
+    duty = DUTY.model_copy(update={"article": "제18조의4"})
+    fines = _reference(2, "공인중개사법 제51조", FINES, "공인중개사법", via="c1").model_copy(update={"article": "제51조"})
+    answer = extract("중개보조원이 자기 신분을 안 밝히면 어떤 제재를 받나요?", [duty, fines], None)
+    assert [s.item.label for s in answer.sentences] == ["공인중개사법 제18조의4", "공인중개사법 제51조"]
+    assert "2. 제18조의4를 위반하여" in answer.render() and "1. 제18조의3" not in answer.render()
+    # a question that does not ask about sanctions is answered by the duty alone
+    assert [s.item.label for s in extract("중개보조원은 신분을 밝혀야 하나요?", [duty, fines], None).sentences] == [
+        "공인중개사법 제18조의4"
+    ]
+    # nor is a penalty quoted that enforces another article
+    other = fines.model_copy(update={"text": FINES.replace("제18조의4", "제18조의5")})
+    assert "공인중개사법 제51조" not in [s.item.label for s in extract("안 밝히면 제재는?", [duty, other], None).sentences]
+
+
 def test_a_korean_numeral_inside_a_word_states_no_figure() -> None:
     # "연구원" is not 9원 and "30일분의" is not 1분의: the figure must be a word of its own
     staff = _item(1, "교통관리규정 제4조", "④ 다음 각 호의 자는 차량을 등록한다.\n1. 교직원(산학협력단 소속 직원/연구원 포함)")

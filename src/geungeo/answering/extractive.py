@@ -9,6 +9,7 @@ retrievers backed the passage, and whether a figure the question asks for (나�
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
-from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION
+from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION, SANCTION
 
 GENERIC_WEIGHT = 0.1
 
@@ -185,6 +186,8 @@ def extract(
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
+    if sanctions and (penalty := _penalty(first, scored, evidence)) is not None:
+        stating = {**stating, "sanction": penalty}
     chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
@@ -223,6 +226,32 @@ def _implementing(first: Sentence, evidence: Sequence[EvidenceItem]) -> set[int]
         and item.doc != first.item.doc
         and _same_family(Sentence(item, "", 0.0), first)
     }
+
+
+def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[EvidenceItem]) -> Sentence | None:
+    """For a question about sanctions answered by a duty or a prohibition, the clause of its document that punishes
+    breaking it: a clause stating a sanction ("500만원 이하의 과태료") and naming the answering article ("제10조제5항에
+    따른 신고 … 를 하지 아니한 공직자등"), of a passage retrieval kept or of a reference linked to the provision
+    (the 벌칙 and 과태료 articles cite the articles they enforce). None when the answering clause states a sanction
+    itself or its provision has no article."""
+    article = first.item.article
+    if not article or SANCTION.search(first.text):
+        return None
+    provision = {item.chunk_id for item in evidence if item.label == first.item.label}
+    linked = {item.n for item in evidence if item.origin != "reference" or item.via in provision}
+    naming = re.compile(rf"{re.escape(article)}(?!\s*의\s*\d|\d)")
+    return next(
+        (
+            s
+            for s in scored
+            if s.item.n in linked
+            and s.item.doc == first.item.doc
+            and s.item.label != first.item.label
+            and SANCTION.search(s.text)
+            and naming.search(s.text)
+        ),
+        None,
+    )
 
 
 def _stating(
