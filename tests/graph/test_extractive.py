@@ -581,3 +581,37 @@ def test_a_list_item_that_shares_one_word_with_the_question_brings_its_whole_lis
     # an item that states two of the question's words is the answer, quoted alone under its lead
     first = extract("할부계약이 해제되면 남은 할부금은 안 내도 되나요?", [article], None).sentences[0]
     assert "2. 할부계약이" in first.text and "1. 재화등의" not in first.text
+
+
+def test_a_sentence_opening_with_a_reference_is_quoted_whole() -> None:
+    """Only an article's own heading is cut from its first sentence; "제8조에 따른 …" and "제44조ㆍ제45조 또는 …" are
+    the sentence (they used to be quoted as "에 따른 사업장가입자가 …" and "ㆍ제45조 또는 …")."""
+    article = "제9조(지역가입자)\n제8조에 따른 사업장가입자가 아닌 자로서 18세 이상 60세 미만인 자는 당연히 지역가입자가 된다."
+    assert [c.text for c in clauses(article)] == [article.split("\n")[1]]
+    penalty = "제44조ㆍ제45조 또는 제66조를 위반한 자는 1년 이하의 징역에 처한다."
+    assert [c.text for c in clauses(f"제152조\n{penalty}")] == [penalty]
+    assert [c.text for c in clauses("제3조 ① 총장은 매년 계획을 세운다.")] == ["① 총장은 매년 계획을 세운다."]
+    mutatis = "제49조 및 제50조는 사망의 신고에 준용한다."
+    assert [c.text for c in clauses(mutatis)] == [mutatis]
+
+
+PENSION = (
+    "제13조(임의계속가입자)\n① 다음 각 호의 어느 하나에 해당하는 자는 가입을 신청하면 임의계속가입자가 될 수 있다.\n"
+    "1. 국민연금 가입자였던 자로서 60세가 된 자. 다만, 다음 각 목의 어느 하나에 해당하는 자는 제외한다.\n"
+    "가. 연금보험료를 납부한 사실이 없는 자\n나. 노령연금 수급권을 취득한 자\n"
+    "2. 특수직종근로자로서 노령연금 급여를 지급받지 않는 사람"
+)
+
+
+def test_a_mok_is_quoted_under_its_ho_and_a_ho_leading_mok_brings_them() -> None:
+    by_words = {c.words: c for c in clauses(PENSION)}
+    lead = "① 다음 각 호의 어느 하나에 해당하는 자는 가입을 신청하면 임의계속가입자가 될 수 있다."
+    first = "1. 국민연금 가입자였던 자로서 60세가 된 자. 다만, 다음 각 목의 어느 하나에 해당하는 자는 제외한다."
+    mok = by_words["나. 노령연금 수급권을 취득한 자"]
+    assert mok.text == f"{lead}\n{first}\n나. 노령연금 수급권을 취득한 자" and mok.context == f"{lead}\n{first}"
+    assert by_words[first].text == f"{lead}\n{first}\n가. 연금보험료를 납부한 사실이 없는 자\n나. 노령연금 수급권을 취득한 자"
+    second = "2. 특수직종근로자로서 노령연금 급여를 지급받지 않는 사람"
+    assert by_words[second].text == f"{lead}\n{second}"  # no 목 of 1호 under 2호
+    question = "연금보험료를 한 번도 안 낸 사람은 60세 넘어 임의계속가입을 못 하나요?"
+    answer = extract(question, [_item(1, "국민연금법 제13조", PENSION)], None)
+    assert f"{first}\n가. 연금보험료를 납부한 사실이 없는 자" in answer.sentences[0].text

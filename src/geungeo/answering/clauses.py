@@ -136,9 +136,41 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
                     out.append(Clause(x, x))
                     continue
                 out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
-                out.extend(Clause(f"{lead}\n{item}", item, lead) for item in block.items if len(item) >= 8)
+                out.extend(_item_clauses(lead, block.items))
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
+    return out
+
+
+# The levels of a list's items: 호 ("1.", "2의2."), 목 ("가."), then "1)" and "가)".
+_LEVELS = (re.compile(r"^\d+(의\d+)?\."), re.compile(r"^[가-하]\."), re.compile(r"^\d+\)"), re.compile(r"^[가-하]\)"))
+
+
+def _level(item: str) -> int:
+    return next((n for n, pattern in enumerate(_LEVELS) if pattern.match(item)), len(_LEVELS))
+
+
+def _item_clauses(lead: str, items: list[str]) -> list[Clause]:
+    """Each item of a list under its lead sentence, scored on its own words: a 목 is quoted under its 호 (whose words
+    count half, as the lead's do), and a 호 that leads a list of its own ("… 다음 각 목의 어느 하나에 해당하는 사람")
+    brings its 목."""
+    out: list[Clause] = []
+    levels = [_level(item) for item in items]
+    for i, item in enumerate(items):
+        if len(item) < 8:
+            continue
+        above: list[str] = []
+        for j in range(i - 1, -1, -1):  # the nearest item of each higher level: its 호 for a 목
+            if levels[j] < (_level(above[0]) if above else levels[i]):
+                above.insert(0, items[j])
+        below: list[str] = []
+        if LIST_LEAD.search(item):
+            for j in range(i + 1, len(items)):
+                if levels[j] <= levels[i]:
+                    break
+                below.append(items[j])
+        text = "\n".join([lead, *above, item, *below[:MAX_LIST_ITEMS]])
+        out.append(Clause(text, item, "\n".join([lead, *above])))
     return out
 
 

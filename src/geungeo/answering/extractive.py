@@ -34,6 +34,7 @@ class Sentence:
     text: str
     coverage: float
     covers: frozenset[str] = field(default=frozenset(), compare=False)  # the question's words it states itself
+    words: str = field(default="", compare=False)  # what it is scored on: a list item's own line(s), else its text
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def extract(
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
-        scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present)))
+        scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
@@ -197,13 +198,14 @@ def extract(
 
 
 def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
-    """The answering clause, or when it is one 호 whose own words state at most one word of the question, its whole
-    list under the lead: the 호 of a list differ in meaning more than in words ("물건이 안 와요" is 1호's "공급되지
-    아니한 경우", not 2호's "할부계약이 취소된 경우" that shares "할부"), so a guess between them is left to the reader."""
-    lead, _, item = first.text.partition("\n")
-    if not item or "\n" in item or len(first.covers) > 1:
+    """The answering clause, or when it is one item of a list (a 호, or a 목 under its 호) whose own words state at
+    most one word of the question, the whole list under the lead: the items of a list differ in meaning more than in
+    words ("물건이 안 와요" is 1호's "공급되지 아니한 경우", not 2호's "할부계약이 취소된 경우" that shares "할부"),
+    so a guess between them is left to the reader."""
+    lead = first.text.split("\n", 1)[0]
+    if not first.words or first.words in (first.text, lead) or len(first.covers) > 1:
         return first
-    whole = [s for s in scored if s.item is first.item and s.text.startswith(f"{lead}\n") and s.text.count("\n") > 1]
+    whole = [s for s in scored if s.item is first.item and s.words == lead and s.text.startswith(f"{lead}\n")]
     return max(whole, key=lambda s: len(s.text), default=first)
 
 
@@ -315,11 +317,18 @@ def _closeness(question: str, bearing: list[Sentence], similarity: Similarity | 
     if similarity is None:
         return {}
     per_label = Counter(s.item.label for s in bearing)
-    texts = list(dict.fromkeys(s.text for s in bearing if per_label[s.item.label] > 1))
-    values = list(similarity(question, texts)) if texts else []
-    if len(values) != len(texts):  # none (the embedder failed): by coverage
+    several = list({s.text: s for s in bearing if per_label[s.item.label] > 1}.values())
+    values = list(similarity(question, [_in_short(s) for s in several])) if several else []
+    if len(values) != len(several):  # none (the embedder failed): by coverage
         return {}
-    return dict(zip(texts, (float(x) for x in values), strict=True))
+    return {s.text: float(x) for s, x in zip(several, values, strict=True)}
+
+
+def _in_short(s: Sentence) -> str:
+    """A clause as its meaning is compared: a list item under its lead sentence, without the items it is quoted
+    with (its 호 above a 목, its 목 below a 호), so that all the items of a list compete alike."""
+    lead = s.text.split("\n", 1)[0]
+    return s.text if not s.words or s.words in (s.text, lead) else f"{lead}\n{s.words}"
 
 
 def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, float] | None = None) -> list[Sentence]:

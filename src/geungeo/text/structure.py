@@ -145,7 +145,9 @@ SANCTION = re.compile(
 )
 # A question about sanctions: what the 벌칙 articles state.
 ASKS_SANCTION = re.compile(r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|제재|형사|penalt|fine[sd]?\b|punish|prison", re.IGNORECASE)
-ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?\s*(\([^)]*\))?\s*")
+# An article's heading at the start of its text: "제5조(목적)", "제3조 ① …" or "제2조 삭제" (not a sentence opening
+# with a reference: "제8조에 따른 …", "제44조ㆍ제45조 또는 제66조를 위반한 자는 …", "제49조 및 제50조는 …").
+ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?(\s*\([^)]*\)|(?=\s*([<①-⑳]|삭제|생략|$)))\s*")
 # Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
 AMENDMENT = re.compile(
     r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
