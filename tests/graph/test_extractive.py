@@ -615,3 +615,15 @@ def test_a_mok_is_quoted_under_its_ho_and_a_ho_leading_mok_brings_them() -> None
     question = "연금보험료를 한 번도 안 낸 사람은 60세 넘어 임의계속가입을 못 하나요?"
     answer = extract(question, [_item(1, "국민연금법 제13조", PENSION)], None)
     assert f"{first}\n가. 연금보험료를 납부한 사실이 없는 자" in answer.sentences[0].text
+
+
+def test_items_of_one_list_are_rendered_under_one_lead() -> None:
+    lead = "④ 가족돌봄휴직 및 가족돌봄휴가의 사용기간과 분할횟수 등은 다음 각 호에 따른다."
+    text = f"{lead}\n1. 가족돌봄휴직 기간은 연간 최장 90일로 할 것\n2. 가족돌봄휴가 기간은 연간 최장 10일로 할 것"
+    item = _item(1, "법 제22조의2", text)
+    second, first = (Sentence(item, f"{lead}\n{line}", 0.5) for line in text.split("\n")[2:0:-1])
+    rendered = Extract([second, first], 0.5, []).render()
+    assert rendered.count(lead) == 1
+    assert rendered.index("1. 가족돌봄휴직") < rendered.index("2. 가족돌봄휴가")  # in the order the provision states them
+    whole = Sentence(item, text, 0.5)
+    assert Extract([second, whole], 0.5, []).render() == f"- {text.replace(chr(10), chr(10) + '  ')} [법 제22조의2]"

@@ -84,11 +84,32 @@ class Extract:
         for s in self.sentences:
             by_label.setdefault(s.item.label, []).append(s)
         for label, quoted in by_label.items():
-            texts = [s.text for s in sorted(quoted, key=_place)]
+            texts = _one_lead_each([s.text for s in sorted(quoted, key=_place)], quoted[0].item.text)
             body = texts[0] + "".join(("\n" if BULLET.match(t) else " ") + t for t in texts[1:])
             indented = body.replace("\n", "\n  ")
             parts.append(f"- {indented} [{label}]")
         return "\n".join(parts)
+
+
+def _one_lead_each(texts: list[str], provision: str) -> list[str]:
+    """Quoted clauses of one provision with the items of one list under one copy of their lead sentence, in the
+    order the provision states them: "④ … 다음 각 호에 따른다." with 2호 and 3호, not the lead twice."""
+    items: dict[str, list[str]] = {}
+    for text in texts:
+        lead, *below = text.split("\n")
+        if below:
+            items.setdefault(lead, []).extend(below)
+    out: list[str] = []
+    done: set[str] = set()
+    for text in texts:
+        lead = text.split("\n", 1)[0]
+        if lead not in items:
+            out.append(text)
+        elif lead not in done:
+            done.add(lead)
+            ordered = sorted(dict.fromkeys(items[lead]), key=lambda line: provision.find(line) % (len(provision) + 1))
+            out.append("\n".join([lead, *ordered]))
+    return out
 
 
 def _place(s: Sentence) -> tuple[str, int]:
