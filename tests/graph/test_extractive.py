@@ -627,3 +627,9 @@ def test_items_of_one_list_are_rendered_under_one_lead() -> None:
     assert rendered.index("1. 가족돌봄휴직") < rendered.index("2. 가족돌봄휴가")  # in the order the provision states them
     whole = Sentence(item, text, 0.5)
     assert Extract([second, whole], 0.5, []).render() == f"- {text.replace(chr(10), chr(10) + '  ')} [법 제22조의2]"
+
+
+def test_a_point_written_with_a_dash_gets_one_bullet() -> None:
+    point = _item(1, "계획 › 과제", "- 내부망과 외부망을 논리적 망분리 구조로 전환(21년)")
+    rendered = Extract([Sentence(point, point.text, 0.5)], 0.5, []).render()
+    assert rendered == "- 내부망과 외부망을 논리적 망분리 구조로 전환(21년) [계획 › 과제]"

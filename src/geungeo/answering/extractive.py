@@ -86,9 +86,12 @@ class Extract:
         for label, quoted in by_label.items():
             texts = _one_lead_each([s.text for s in sorted(quoted, key=_place)], quoted[0].item.text)
             body = texts[0] + "".join(("\n" if BULLET.match(t) else " ") + t for t in texts[1:])
-            indented = body.replace("\n", "\n  ")
+            indented = _OWN_DASH.sub("", body, count=1).replace("\n", "\n  ")  # one dash per bullet, not "- - …"
             parts.append(f"- {indented} [{label}]")
         return "\n".join(parts)
+
+
+_OWN_DASH = re.compile(r"^-\s+")
 
 
 def _one_lead_each(texts: list[str], provision: str) -> list[str]:
