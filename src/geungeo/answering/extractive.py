@@ -110,16 +110,21 @@ def _one_lead_each(texts: list[str], provision: str) -> list[str]:
             out.append(text)
         elif lead not in done:
             done.add(lead)
-            ordered = sorted(dict.fromkeys(items[lead]), key=lambda line: provision.find(line) % (len(provision) + 1))
+            ordered = sorted(dict.fromkeys(items[lead]), key=lambda line: _found_at(provision, line))
             out.append("\n".join([lead, *ordered]))
     return out
+
+
+def _found_at(text: str, line: str) -> int:
+    """Where ``line`` stands in ``text``; after the end when it is not there."""
+    at = text.find(line)
+    return at if at >= 0 else len(text)
 
 
 def _place(s: Sentence) -> tuple[str, int]:
     """Where a quoted clause stands in its provision: its passage (chunk ids run in document order), then its place in
     the passage's text (a clause rewritten when quoted, a table row, goes after those found)."""
-    found = s.item.text.find(s.text.split("\n", 1)[0][:40])
-    return s.item.chunk_id, found if found >= 0 else len(s.item.text)
+    return s.item.chunk_id, _found_at(s.item.text, s.text.split("\n", 1)[0][:40])
 
 
 # The extractive answer's thresholds (measured in benchmarks/reports/answers.md, not user settings):
@@ -233,9 +238,9 @@ def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
     return max(whole, key=lambda s: len(s.text), default=first)
 
 
-def _same_family(s: Sentence, first: Sentence) -> bool:
-    """Whether ``s`` is of the answering clause's document or of one delegating to or from it (법, 법 시행령)."""
-    a, b = s.item.doc.replace(" ", ""), first.item.doc.replace(" ", "")
+def _same_family(doc: str, answering: str) -> bool:
+    """Whether ``doc`` is the answering clause's document or one delegating to or from it (법, 법 시행령)."""
+    a, b = doc.replace(" ", ""), answering.replace(" ", "")
     return not a or not b or a.startswith(b) or b.startswith(a)
 
 
@@ -250,7 +255,7 @@ def _implementing(first: Sentence, evidence: Sequence[EvidenceItem]) -> set[int]
         if item.origin == "reference"
         and item.via in provision
         and item.doc != first.item.doc
-        and _same_family(Sentence(item, "", 0.0), first)
+        and _same_family(item.doc, first.item.doc)
     }
 
 
@@ -322,7 +327,7 @@ def _stating(
                     or (
                         s.item.n in passages
                         and s.coverage >= floor
-                        and _same_family(s, first)
+                        and _same_family(s.item.doc, first.item.doc)
                         and not (delegated and s.item.doc == first.item.doc)
                     )
                 )

@@ -245,12 +245,12 @@ class PageLayout:
         after a box: "… 점을 제시 " / "KEY Contents" (the box's label, printed above it) is no sentence."""
         lines = [line for line in self.lines if not self._gone(line)]
         out: set[int] = set()
-        for above, below in itertools.pairwise(lines):
-            if below.box[1] > above.box[3] and _overlaps_x(above.box, below.box):
-                end = above.end
-                while end > above.start and self.chars.text[end - 1].isspace():
+        for line, following in itertools.pairwise(lines):
+            if following.box[1] > line.box[3] and _overlaps_x(line.box, following.box):
+                end = line.end
+                while end > line.start and self.chars.text[end - 1].isspace():
                     end -= 1
-                out.update(range(end, above.end))
+                out.update(range(end, line.end))
         return out
 
     def _wrapped(self) -> set[int]:
