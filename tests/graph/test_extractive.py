@@ -369,6 +369,13 @@ def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_th
     assert asks_cases("어떤 경우에 휴직할 수 있나요?") and asks_cases("약관 심사청구 자격")
     assert not asks_cases("휴직한 경우 봉급은 얼마나 받나요?") and not asks_cases("계약이 끝난 경우에는 어떻게 되나요?")
     assert extract("휴직한 경우 봉급은 얼마나 받나요?", [pay, grounds], None).sentences[0].item.label == "정관 제47조"
+    # asked with a particle of place ("사유에는 무엇이"), answered by a regulation's lead ("다음 각호에 해당하는 사유는")
+    assert asks_cases("출석 인정 사유에는 무엇이 있나요?") and asks_cases("장학생 자격으로는 뭐가 필요해요?")
+    procedure = _item(1, "규정 제7조", "① 출석인정 사유는 발생일로부터 7일 이내에 신청하면 학사지원팀에서 승인 처리한다.")
+    listed = "다음 각호에 해당하는 사유는 출석인정으로 한다.\n1. 직계 가족의 사망\n2. 질병, 부상 또는 출산"
+    grounds = _item(2, "규정 제3조", listed)
+    answer = extract("출석 인정 사유에는 무엇이 있나요?", [procedure, grounds], None)
+    assert answer.sentences[0].item.label == "규정 제3조" and "2. 질병, 부상 또는 출산" in answer.sentences[0].text
 
 
 def test_a_delegated_figure_is_not_answered_by_a_figure_another_article_states_about_something_else() -> None:

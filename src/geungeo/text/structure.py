@@ -131,6 +131,7 @@ LIST_LEAD = re.compile(r"다음\s*각\s*(호|목)|다음의\s*(각\s*)?(호|사�
 # unlike one that lists amounts or a schedule ("다음 각 호의 구분에 따라 … 지급한다").
 CONDITION_LIST = re.compile(
     r"다음\s*각\s*(호|목)의?\s*(어느\s*하나|1|하나)에\s*해당|다음\s*각\s*(호|목)의\s*(자|사람|경우|사유)|다음의\s*(각\s*)?경우"
+    r"|다음\s*각\s*(호|목)에\s*해당하는\s*(자|사람|경우|사유|때)"
 )
 # A provision that leaves the matter to another instrument: "대통령령으로 정한다", "고용노동부령으로 정하는 기준",
 # "법률로 정한다", "따로 정한다", "학칙으로 정하는".
