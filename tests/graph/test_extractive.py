@@ -640,3 +640,12 @@ def test_a_point_written_with_a_dash_gets_one_bullet() -> None:
     point = _item(1, "계획 › 과제", "- 내부망과 외부망을 논리적 망분리 구조로 전환(21년)")
     rendered = Extract([Sentence(point, point.text, 0.5)], 0.5, []).render()
     assert rendered == "- 내부망과 외부망을 논리적 망분리 구조로 전환(21년) [계획 › 과제]"
+
+
+def test_a_grade_point_average_states_a_score_and_a_letter_grade_does_not() -> None:
+    text = "조기졸업은 6개 학기 이상 등록한 자 중 취득한 학업 성적의 평점평균이 4.30 이상인 자로 한다."
+    rule = _item(1, "조기졸업규정 제3조", text)
+    assert extract("조기졸업하려면 평점 몇 점 이상이어야 해?", [rule], None).missing == []
+    # "B+등급" is a grade, not a score: asked for 몇 점, the answer is left to the reader, not guessed
+    retake = _item(1, "재수강규정 제4조", "① 재수강 과목의 성적 취득상한은 B+등급을 원칙으로 한다.")
+    assert extract("재수강하면 성적은 최대 몇 점까지 받을 수 있어?", [retake], None).missing == ["점수 / score"]
