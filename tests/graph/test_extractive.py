@@ -649,3 +649,20 @@ def test_a_grade_point_average_states_a_score_and_a_letter_grade_does_not() -> N
     # "B+등급" is a grade, not a score: asked for 몇 점, the answer is left to the reader, not guessed
     retake = _item(1, "재수강규정 제4조", "① 재수강 과목의 성적 취득상한은 B+등급을 원칙으로 한다.")
     assert extract("재수강하면 성적은 최대 몇 점까지 받을 수 있어?", [retake], None).missing == ["점수 / score"]
+
+
+def test_an_item_of_a_list_cut_into_two_parts_is_quoted_under_its_lead() -> None:
+    """A long article is cut into parts; the second opens mid-list ("11. …"). Its items mean nothing without the lead
+    in the first part, which states the penalty ("… 20만원 이하의 벌금 … 에 처한다")."""
+    lead = "다음 각 호의 어느 하나에 해당하는 사람은 20만원 이하의 벌금이나 구류 또는 과료에 처한다."
+    first = EvidenceItem(
+        n=1, chunk_id="law-00156", doc_id="d", label="도로교통법 제156조", doc="도로교통법", header="",
+        text=f"제156조(벌칙)\n{lead}\n1. 제5조를 위반하여 교통안전시설이 표시하는 신호를 따르지 아니한 차마의 운전자",
+    )  # fmt: skip
+    rest = "11. 제44조제1항을 위반하여 술에 취한 상태에서 자전거등을 운전한 사람\n12. 제46조를 위반하여 공동 위험행위를 한 사람"
+    second = first.model_copy(update={"n": 2, "chunk_id": "law-00157", "text": rest})
+    answer = extract("술에 취해 자전거를 운전하면 벌금은?", [second, first], None)
+    assert answer.sentences[0].text == f"{lead}\n11. 제44조제1항을 위반하여 술에 취한 상태에서 자전거등을 운전한 사람"
+    # without the earlier part at hand, the item is quoted as it stands
+    alone = extract("술에 취해 자전거를 운전하면 벌금은?", [second], None)
+    assert alone.sentences[0].text.startswith("11. 제44조제1항을")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from geungeo.text.structure import AMENDMENT, ARTICLE_PREFIX, BARE_HEADING, LIST_ITEM, LIST_LEAD, RUN_IN_PARAGRAPH, SOURCE_LINE
@@ -128,7 +128,9 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
             continue
         for block in _blocks(rows):
             head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
-            sentences = _with_provisos([s for s in sentence_split(head) if len(s) >= 8 and not BARE_HEADING.match(s)])
+            # a passage opening mid-list: its first item is quoted whole ("11." is no sentence of its own)
+            split = [head] if LIST_ITEM.match(head) else sentence_split(head)
+            sentences = _with_provisos([s for s in split if len(s) >= 8 and not BARE_HEADING.match(s)])
             # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
             lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
             for x in sentences:
@@ -187,6 +189,24 @@ def _with_provisos(sentences: list[str]) -> list[str]:
         else:
             out.append(s)
     return out
+
+
+def carried_lead(text: str, before: Sequence[str]) -> str:
+    """The lead sentence a passage's list goes on under when the passage opens mid-list (a long article cut into
+    parts: "11. 제44조제1항을 위반하여 …" continues "다음 각 호의 어느 하나에 해당하는 사람은 … 벌금 … 에 처한다"): the
+    last sentence leading a list in the nearest of the article's earlier parts ``before`` (nearest last) that has
+    one; "" when the passage does not open with a list item or no earlier part is at hand."""
+    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+    if not LIST_ITEM.match(first):
+        return ""
+    for part in reversed(before):
+        for line in reversed(part.split("\n")):
+            line = AMENDMENT.sub("", line).strip()
+            if line and not LIST_ITEM.match(line):
+                lead = next((x for x in reversed(sentence_split(line)) if LIST_LEAD.search(x)), None)
+                if lead:
+                    return ARTICLE_PREFIX.sub("", lead)
+    return ""
 
 
 def split_sentences(text: str) -> list[str]:

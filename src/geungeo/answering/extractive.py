@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from geungeo.answering.clauses import clauses
+from geungeo.answering.clauses import carried_lead, clauses
 from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
@@ -176,7 +176,7 @@ def extract(
     generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
-    candidates = [(item, c) for item in evidence for c in clauses(item.text, item.headings)]
+    candidates = [(item, c) for item in evidence for c in clauses(_with_carried_lead(item, evidence), item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
@@ -224,6 +224,14 @@ def extract(
         chosen.insert(1, own_best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _with_carried_lead(item: EvidenceItem, evidence: Sequence[EvidenceItem]) -> str:
+    """A passage's text, with the lead sentence its list goes on under put first when it opens mid-list and an
+    earlier part of its article is in the evidence (chunk ids run in document order)."""
+    before = sorted((e for e in evidence if e.label == item.label and e.chunk_id < item.chunk_id), key=lambda e: e.chunk_id)
+    lead = carried_lead(item.text, [e.text for e in before])
+    return f"{lead}\n{item.text}" if lead else item.text
 
 
 def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
