@@ -619,6 +619,10 @@ def test_a_mok_is_quoted_under_its_ho_and_a_ho_leading_mok_brings_them() -> None
     assert by_words[first].text == f"{lead}\n{first}\n가. 연금보험료를 납부한 사실이 없는 자\n나. 노령연금 수급권을 취득한 자"
     second = "2. 특수직종근로자로서 노령연금 급여를 지급받지 않는 사람"
     assert by_words[second].text == f"{lead}\n{second}"  # no 목 of 1호 under 2호
+    # a 호 that only names its 목's subject brings them too
+    titled = "① 응시자격은 다음과 같다.\n1. 석사학위과정\n가. 외국어시험 : 2차수 이상인 자\n2. 박사학위과정"
+    master = {c.words: c.text for c in clauses(titled)}["1. 석사학위과정"]
+    assert master == "① 응시자격은 다음과 같다.\n1. 석사학위과정\n가. 외국어시험 : 2차수 이상인 자"
     question = "연금보험료를 한 번도 안 낸 사람은 60세 넘어 임의계속가입을 못 하나요?"
     answer = extract(question, [_item(1, "국민연금법 제13조", PENSION)], None)
     assert f"{first}\n가. 연금보험료를 납부한 사실이 없는 자" in answer.sentences[0].text
@@ -666,3 +670,24 @@ def test_an_item_of_a_list_cut_into_two_parts_is_quoted_under_its_lead() -> None
     # without the earlier part at hand, the item is quoted as it stands
     alone = extract("술에 취해 자전거를 운전하면 벌금은?", [second], None)
     assert alone.sentences[0].text.startswith("11. 제44조제1항을")
+
+
+def test_a_sentence_pointing_to_a_table_below_brings_its_rows() -> None:
+    """The 규정집 prints an article's tables after its last 항; "… 산출 방법은 다음과 같다." points to the table."""
+    article = (
+        "제3조(납부방법) ① 등록금은 매학기 납부하여야 한다.\n"
+        "② 휴학을 한 자가 복학을 하는 경우에 납부하여야 할 금액의 산출 방법은 다음과 같다.\n"
+        "③ 군입대 휴학자의 등록금은 복학시 전액 대체 인정한다.\n"
+        "| 휴 학 일 | 대체 인정 금액 |\n|---|---|\n| ∼ 수업일수 1/4 | 등록금 전액이월 |\n| 수업일수 1/2 초과 | 전액 납부 |"
+    )
+    by_words = {c.words: c.text for c in clauses(article)}
+    pointer = "② 휴학을 한 자가 복학을 하는 경우에 납부하여야 할 금액의 산출 방법은 다음과 같다."
+    assert by_words[pointer] == (
+        f"{pointer}\n휴 학 일: ∼ 수업일수 1/4, 대체 인정 금액: 등록금 전액이월\n"
+        "휴 학 일: 수업일수 1/2 초과, 대체 인정 금액: 전액 납부"
+    )
+    third = "③ 군입대 휴학자의 등록금은 복학시 전액 대체 인정한다."
+    assert by_words[third] == third
+    # a pointer with a list of its own keeps its list, and the table is left to the rows
+    listed = "① 범위는 다음과 같다.\n1. 석사학위과정\n| 과정 | 점수 |\n|---|---|\n| 석사 | 600 |"
+    assert {c.text for c in clauses(listed)} >= {"① 범위는 다음과 같다.\n1. 석사학위과정", "과정: 석사, 점수: 600"}

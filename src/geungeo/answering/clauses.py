@@ -119,12 +119,16 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
 
 
 def _section_clauses(lines: list[str]) -> list[Clause]:
-    """The clauses of consecutive lines without a heading among them (see :func:`clauses`)."""
+    """The clauses of consecutive lines without a heading among them (see :func:`clauses`). A sentence that points
+    to what follows ("… 산출 방법은 다음과 같다.") with no list of its own brings the rows of the next table below
+    it: the 규정집 prints an article's tables after its last 항."""
+    groups = [(is_table, list(group)) for is_table, group in itertools.groupby(lines, key=_is_table_line)]
+    tables = {g: table_row_sentences(rows) for g, (is_table, rows) in enumerate(groups) if is_table}
+    pointed: set[int] = set()  # the tables a sentence took
     out: list[Clause] = []
-    for is_table, group in itertools.groupby(lines, key=_is_table_line):
-        rows = list(group)
+    for g, (is_table, rows) in enumerate(groups):
         if is_table:
-            out.extend(Clause(row, row) for row in table_row_sentences(rows))
+            out.extend(Clause(row, row) for row in tables[g])
             continue
         for block in _blocks(rows):
             head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
@@ -134,14 +138,29 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
             # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
             lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
             for x in sentences:
-                if x != lead:
+                if x == lead:
+                    out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
+                    out.extend(_item_clauses(lead, block.items))
+                elif not block.items and _POINTS_BELOW.search(x) and (table := _next_table(tables, g, pointed)):
+                    out.append(Clause("\n".join([x, *table[:MAX_LIST_ITEMS]]), x))
+                else:
                     out.append(Clause(x, x))
-                    continue
-                out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
-                out.extend(_item_clauses(lead, block.items))
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
     return out
+
+
+# A sentence pointing to what follows it: "… 다음과 같다.", "아래와 같이 …".
+_POINTS_BELOW = re.compile(r"(다음|아래)(과|와)\s*같")
+
+
+def _next_table(tables: dict[int, list[str]], group: int, pointed: set[int]) -> list[str]:
+    """The rows of the first table after ``group`` that no earlier sentence took (it is taken now)."""
+    after = min((g for g in tables if g > group and g not in pointed), default=None)
+    if after is None:
+        return []
+    pointed.add(after)
+    return tables[after]
 
 
 # The levels of a list's items: 호 ("1.", "2의2."), 목 ("가."), then "1)" and "가)".
@@ -154,8 +173,7 @@ def _level(item: str) -> int:
 
 def _item_clauses(lead: str, items: list[str]) -> list[Clause]:
     """Each item of a list under its lead sentence, scored on its own words: a 목 is quoted under its 호 (whose words
-    count half, as the lead's do), and a 호 that leads a list of its own ("… 다음 각 목의 어느 하나에 해당하는 사람")
-    brings its 목."""
+    count half, as the lead's do), and a 호 brings its 목 ("… 다음 각 목의 어느 하나에 해당하는 사람", "1. 석사학위과정")."""
     out: list[Clause] = []
     levels = [_level(item) for item in items]
     for i, item in enumerate(items):
@@ -166,11 +184,10 @@ def _item_clauses(lead: str, items: list[str]) -> list[Clause]:
             if levels[j] < (_level(above[0]) if above else levels[i]):
                 above.insert(0, items[j])
         below: list[str] = []
-        if LIST_LEAD.search(item):
-            for j in range(i + 1, len(items)):
-                if levels[j] <= levels[i]:
-                    break
-                below.append(items[j])
+        for j in range(i + 1, len(items)):  # its own items: the 목 of a 호
+            if levels[j] <= levels[i]:
+                break
+            below.append(items[j])
         text = "\n".join([lead, *above, item, *below[:MAX_LIST_ITEMS]])
         out.append(Clause(text, item, "\n".join([lead, *above])))
     return out
