@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from geungeo.answering.clauses import clauses, split_sentences
+from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
 from geungeo.answering.extractive import Extract, Sentence, extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
@@ -691,3 +691,15 @@ def test_a_sentence_pointing_to_a_table_below_brings_its_rows() -> None:
     # a pointer with a list of its own keeps its list, and the table is left to the rows
     listed = "① 범위는 다음과 같다.\n1. 석사학위과정\n| 과정 | 점수 |\n|---|---|\n| 석사 | 600 |"
     assert {c.text for c in clauses(listed)} >= {"① 범위는 다음과 같다.\n1. 석사학위과정", "과정: 석사, 점수: 600"}
+
+
+def test_a_header_of_two_rows_names_the_columns_by_its_second_row() -> None:
+    """A cell spanning columns is counted once in the first header row, so the names after it are a column off;
+    the second row (it repeats the corner cell that spans both) has one name per column."""
+    scores = ["| 과정 | TOEIC | TOEFL | TEPS |  |", "|---|---|---|---|---|", "| 과정 | TOEIC | CBT | IBT | TEPS |"]
+    assert table_row_sentences([*scores, "| 석사 | 600 | 160 | 60 | 480 |"]) == [
+        "과정: 석사, TOEIC: 600, CBT: 160, IBT: 60, TEPS: 480"
+    ]
+    # one label over all the other columns stays in their names
+    credits = ["| 졸업학점 | 학년별 수료학점 |  |  |", "|---|---|---|---|", "| 졸업학점 | 1 | 2 | 3 |", "| 140 이상 | 35 | 70 |"]
+    assert table_row_sentences(credits) == ["졸업학점: 140 이상, 학년별 수료학점 1: 35, 학년별 수료학점 2: 70"]

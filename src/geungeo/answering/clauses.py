@@ -24,13 +24,21 @@ def _cells(line: str) -> list[str]:
 
 
 def table_row_sentences(lines: list[str]) -> list[str]:
-    """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is."""
+    """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is.
+
+    A header of two rows (its corner cell spans both, so the second row opens with the same label) names the columns
+    by its second row: the first counted a cell spanning columns once ("TOEFL" over CBT and IBT), so its names after
+    that cell are a column off ("TEPS: 60" for the TOEFL IBT score). One label over all the other columns is kept
+    before theirs ("학년별 수료학점 1: 35")."""
     header = _cells(lines[0])
+    body = [_cells(line) for line in lines[1:] if not _TABLE_SEPARATOR.match(line)]
+    if len(body) > 1 and header[0] and body[0][0] == header[0] and sum(map(bool, body[0])) > sum(map(bool, header)):
+        top, (header, *body) = header, body
+        groups = [c for c in top[1:] if c]
+        if len(groups) == 1 and top[1] == groups[0]:  # one label over all the other columns: "학년별 수료학점" 1, 2, 3 …
+            header = [header[0], *(f"{groups[0]} {c}" if c else c for c in header[1:])]
     out = []
-    for line in lines[1:]:
-        if _TABLE_SEPARATOR.match(line):
-            continue
-        cells = _cells(line)
+    for cells in body:
         named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
         out.append(", ".join(named + [c for c in cells[len(header) :] if c]))
     return out
