@@ -92,6 +92,22 @@ def test_a_writes_guard_is_held_for_the_catalog_steps_not_for_chromas_work(
     assert store.pending() == [] and store.count() == 4
 
 
+def test_a_search_during_chromas_add_leaves_no_stale_count_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search between hiding a document and showing it counts the collection while the add runs; the count it
+    caches must not outlive the write (a first upload searched meanwhile left dense search empty until the next
+    write)."""
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    real = store.collection.add
+
+    def add(*args: Any, **kwargs: Any) -> Any:
+        assert store.dense_search(np.ones(SIGNATURE.dim), 10) == []  # the store is empty so far: the count is 0
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store.collection, "add", add)
+    store.replace_document(*make_doc("d1", 4))
+    assert len(store.dense_search(np.ones(SIGNATURE.dim), 10)) == 4
+
+
 def test_a_search_inside_named_documents_is_exact_and_skips_pending_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -139,6 +139,7 @@ class ChromaStore(ChunkStore):
                 metadatas=[_chroma_meta(c) for c in part],
             )
         with guard():
+            self._vectors = None  # a search during the add counted part of the collection; none runs now
             self.catalog.complete(record, chunks, terms)
 
     def delete_document(self, doc_id: str) -> int:
