@@ -139,12 +139,8 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
             out.extend(Clause(row, row) for row in tables[g])
             continue
         for block in _blocks(rows):
-            head = block.head if BARE_HEADING.match(block.head) else ARTICLE_PREFIX.sub("", block.head)
-            # a passage opening mid-list: its first item is quoted whole ("11." is no sentence of its own)
-            split = [head] if LIST_ITEM.match(head) else sentence_split(head)
-            sentences = _with_provisos([s for s in split if len(s) >= 8 and not BARE_HEADING.match(s)])
-            # The list belongs to the last sentence that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it).
-            lead = next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None) if block.items else None
+            sentences = _sentences(block.head)
+            lead = _list_lead(sentences) if block.items else None
             for x in sentences:
                 if x == lead:
                     out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
@@ -156,6 +152,19 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
             if lead is None:
                 out.extend(Clause(item, item) for item in block.items if len(item) >= 8 and not BARE_HEADING.match(item))
     return out
+
+
+def _sentences(head: str) -> list[str]:
+    """The sentences of a 항 or paragraph as they are quoted: its article heading cut, each proviso joined to its
+    sentence; a passage that opens mid-list has its first item as one sentence ("11." is none of its own)."""
+    head = head if BARE_HEADING.match(head) else ARTICLE_PREFIX.sub("", head)
+    split = [head] if LIST_ITEM.match(head) else sentence_split(head)
+    return _with_provisos([s for s in split if len(s) >= 8 and not BARE_HEADING.match(s)])
+
+
+def _list_lead(sentences: list[str]) -> str | None:
+    """The sentence a list belongs to: the last that leads one ("다음 각 호 …"; a proviso "다만, …" may follow it)."""
+    return next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None)
 
 
 # A sentence pointing to what follows it: "… 다음과 같다.", "아래와 같이 …".
@@ -225,12 +234,9 @@ def carried_lead(text: str, before: Sequence[str]) -> str:
     if not LIST_ITEM.match(first):
         return ""
     for part in reversed(before):
-        for line in reversed(part.split("\n")):
-            line = AMENDMENT.sub("", line).strip()
-            if line and not LIST_ITEM.match(line):
-                lead = next((x for x in reversed(sentence_split(line)) if LIST_LEAD.search(x)), None)
-                if lead:
-                    return ARTICLE_PREFIX.sub("", lead)
+        for block in reversed(_blocks(part.split("\n"))):
+            if not LIST_ITEM.match(block.head) and (lead := _list_lead(_sentences(block.head))):
+                return lead
     return ""
 
 
