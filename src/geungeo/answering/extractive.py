@@ -36,6 +36,16 @@ class Sentence:
     covers: frozenset[str] = field(default=frozenset(), compare=False)  # the question's words it states itself
     words: str = field(default="", compare=False)  # what it is scored on: a list item's own line(s), else its text
 
+    @property
+    def lead(self) -> str:
+        """Its first line: the lead sentence when it is a list or an item of one."""
+        return self.text.split("\n", 1)[0]
+
+    @property
+    def is_item(self) -> bool:
+        """Whether it is one item of a list (a 호, a 목 under its 호) quoted under the list's lead."""
+        return bool(self.words) and self.words not in (self.text, self.lead)
+
 
 @dataclass(frozen=True)
 class Extract:
@@ -212,13 +222,14 @@ def extract(
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
-    implementing = _implementing(first, evidence)
+    linked = _linked(first, evidence)
+    implementing = {n for n, item in linked.items() if _same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
-    if sanctions and (penalty := _penalty(first, scored, evidence)) is not None:
-        stating = {**stating, "sanction": penalty}
-    chosen = _choose(quoted, ranked, stating.values(), max_supporting, best_passages, quote_coverage * best)
+    penalty = _penalty(first, scored, evidence, set(linked)) if sanctions else None
+    supporting = [*stating.values(), *([penalty] if penalty is not None else [])]
+    chosen = _choose(quoted, ranked, supporting, max_supporting, best_passages, quote_coverage * best)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
@@ -239,9 +250,9 @@ def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
     most one word of the question, the whole list under the lead: the items of a list differ in meaning more than in
     words ("물건이 안 와요" is 1호's "공급되지 아니한 경우", not 2호's "할부계약이 취소된 경우" that shares "할부"),
     so a guess between them is left to the reader."""
-    lead = first.text.split("\n", 1)[0]
-    if not first.words or first.words in (first.text, lead) or len(first.covers) > 1:
+    if not first.is_item or len(first.covers) > 1:
         return first
+    lead = first.lead
     whole = [s for s in scored if s.item is first.item and s.words == lead and s.text.startswith(f"{lead}\n")]
     return max(whole, key=lambda s: len(s.text), default=first)
 
@@ -252,38 +263,29 @@ def _same_family(doc: str, answering: str) -> bool:
     return not a or not b or a.startswith(b) or b.startswith(a)
 
 
-def _implementing(first: Sentence, evidence: Sequence[EvidenceItem]) -> set[int]:
-    """The passages of the instrument the answering provision delegates to: references linked to one of its
-    passages (it cites them, or they cite it) from a document of its family ("근로기준법 시행령" for
-    "근로기준법")."""
+def _linked(first: Sentence, evidence: Sequence[EvidenceItem]) -> dict[int, EvidenceItem]:
+    """The references linked to one of the answering provision's passages (it cites them, or they cite it): the
+    instrument it delegates to (the 시행령 of its 법), the penalty for breaking it."""
     provision = {item.chunk_id for item in evidence if item.label == first.item.label}
-    return {
-        item.n
-        for item in evidence
-        if item.origin == "reference"
-        and item.via in provision
-        and item.doc != first.item.doc
-        and _same_family(item.doc, first.item.doc)
-    }
+    return {item.n: item for item in evidence if item.origin == "reference" and item.via in provision}
 
 
-def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[EvidenceItem]) -> Sentence | None:
+def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[EvidenceItem], linked: set[int]) -> Sentence | None:
     """For a question about sanctions answered by a duty or a prohibition, the clause of its document that punishes
     breaking it: a clause stating a sanction ("500만원 이하의 과태료") and naming the answering article ("제10조제5항에
-    따른 신고 … 를 하지 아니한 공직자등"), of a passage retrieval kept or of a reference linked to the provision
+    따른 신고 … 를 하지 아니한 공직자등"), of a passage retrieval kept or of a reference ``linked`` to the provision
     (the 벌칙 and 과태료 articles cite the articles they enforce). None when the answering clause states a sanction
     itself or its provision has no article."""
     article = first.item.article
     if not article or SANCTION.search(first.text):
         return None
-    provision = {item.chunk_id for item in evidence if item.label == first.item.label}
-    linked = {item.n for item in evidence if item.origin != "reference" or item.via in provision}
+    usable = linked | {item.n for item in evidence if item.origin != "reference"}
     naming = re.compile(rf"{re.escape(article)}(?!\s*의\s*\d|\d)")
     return next(
         (
             s
             for s in scored
-            if s.item.n in linked
+            if s.item.n in usable
             and s.item.doc == first.item.doc
             and s.item.label != first.item.label
             and SANCTION.search(s.text)
@@ -364,8 +366,7 @@ def _closeness(question: str, bearing: list[Sentence], similarity: Similarity | 
 def _in_short(s: Sentence) -> str:
     """A clause as its meaning is compared: a list item under its lead sentence, without the items it is quoted
     with (its 호 above a 목, its 목 below a 호), so that all the items of a list compete alike."""
-    lead = s.text.split("\n", 1)[0]
-    return s.text if not s.words or s.words in (s.text, lead) else f"{lead}\n{s.words}"
+    return f"{s.lead}\n{s.words}" if s.is_item else s.text
 
 
 def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, float] | None = None) -> list[Sentence]:
