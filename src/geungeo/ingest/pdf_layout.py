@@ -227,7 +227,8 @@ class PageLayout:
         whose next one does not follow it down the page loses its trailing space (see :meth:`_cut`)."""
         out: list[str | Element] = []
         kept: list[str] = []
-        wrapped, cut = self._wrapped(), self._cut()
+        shown = [line for line in self.lines if not self._gone(line)]
+        wrapped, cut = self._wrapped(shown), self._cut(shown)
         for i, ch in enumerate([*self.chars.text, ""]):
             if i in self.anchors:
                 out += text_lines("".join(kept))
@@ -239,11 +240,10 @@ class PageLayout:
                 kept.append(ch)
         return out + text_lines("".join(kept))
 
-    def _cut(self) -> set[int]:
-        """The trailing spaces of lines whose next line in content order lies above them in the same column.
-        pdfium ends a line with a space where its text runs on, but the content order may go back up the page
+    def _cut(self, lines: list[Line]) -> set[int]:
+        """The trailing spaces of ``lines`` (those shown) whose next line in content order lies above them in the same
+        column. pdfium ends a line with a space where its text runs on, but the content order may go back up the page
         after a box: "… 점을 제시 " / "KEY Contents" (the box's label, printed above it) is no sentence."""
-        lines = [line for line in self.lines if not self._gone(line)]
         out: set[int] = set()
         for line, following in itertools.pairwise(lines):
             if following.box[1] > line.box[3] and _overlaps_x(line.box, following.box):
@@ -253,11 +253,10 @@ class PageLayout:
                 out.update(range(end, line.end))
         return out
 
-    def _wrapped(self) -> set[int]:
-        """The ends of lines that run to the right edge of the page's text, end without a space (pdfium leaves
-        none where the line break took the place of one) and go on in the line right below, which opens no
-        bullet: "… AI 에이전트가 컴퓨터" / "사용방식과 소프트웨어 산업을 …"."""
-        lines = [line for line in self.lines if not self._gone(line)]
+    def _wrapped(self, lines: list[Line]) -> set[int]:
+        """The ends of ``lines`` (those shown) that run to the right edge of the page's text, end without a space
+        (pdfium leaves none where the line break took the place of one) and go on in the line right below, which
+        opens no bullet: "… AI 에이전트가 컴퓨터" / "사용방식과 소프트웨어 산업을 …"."""
         if not lines:
             return set()
         right = max(line.box[2] for line in lines)
