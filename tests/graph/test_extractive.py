@@ -628,6 +628,33 @@ def test_a_mok_is_quoted_under_its_ho_and_a_ho_leading_mok_brings_them() -> None
     assert f"{first}\n가. 연금보험료를 납부한 사실이 없는 자" in answer.sentences[0].text
 
 
+def test_a_ho_that_is_only_a_title_keeps_its_body_on_the_next_line() -> None:
+    """The 규정집 prints a titled 호's text on the line after its title ("1. 석사학위과정" then what applies to it):
+    that line belongs to the 호, not to a paragraph of its own that names no 과정."""
+    rule = (
+        "제7조(시험과목) 시험과목은 다음 각 호와 같다.\n1. 석사학위과정\n외국어시험은 영어로 하며, 종합시험은 2과목으로 한다."
+        "\n2. 박사학위과정\n외국어시험은 영어로 하며, 종합시험은 3과목으로 한다.\n② 세부사항은 따로 정한다."
+    )
+    by_words = {c.words: c.text for c in clauses(rule)}
+    lead = "시험과목은 다음 각 호와 같다."
+    doctor = "2. 박사학위과정\n외국어시험은 영어로 하며, 종합시험은 3과목으로 한다."
+    assert by_words[doctor] == f"{lead}\n{doctor}"
+    assert set(by_words) == {lead, "1. 석사학위과정\n외국어시험은 영어로 하며, 종합시험은 2과목으로 한다.", doctor,
+                             "② 세부사항은 따로 정한다."}
+    # an item that says something itself ends there: the next plain line is not its body
+    closed = clauses("다음 각 호의 서류를 낸다.\n1. 신청서 1부.\n서류는 총무과에 낸다.")
+    assert "서류는 총무과에 낸다." in {c.text for c in closed}
+    # two titled 호 with the same body are both quoted whole under one lead, in the provision's order
+    same = "다음 각 호와 같다.\n1. 석사\n영어로 한다.\n2. 박사\n영어로 한다."
+    item = _item(1, "세칙 제7조", same)
+    quoted = [Sentence(item, c.text, 0.5) for c in clauses(same) if c.words.startswith(("2.", "1."))]
+    assert Extract(quoted[::-1], 0.5, []).render() == (
+        "- 다음 각 호와 같다.\n  1. 석사\n  영어로 한다.\n  2. 박사\n  영어로 한다. [세칙 제7조]"
+    )
+    answer = extract("박사과정 종합시험은 몇 과목인가요?", [_item(1, "세칙 제7조", rule)], None)
+    assert answer.sentences[0].text == f"{lead}\n{doctor}"
+
+
 def test_items_of_one_list_are_rendered_under_one_lead() -> None:
     lead = "④ 가족돌봄휴직 및 가족돌봄휴가의 사용기간과 분할횟수 등은 다음 각 호에 따른다."
     text = f"{lead}\n1. 가족돌봄휴직 기간은 연간 최장 90일로 할 것\n2. 가족돌봄휴가 기간은 연간 최장 10일로 할 것"
@@ -693,13 +720,23 @@ def test_a_sentence_pointing_to_a_table_below_brings_its_rows() -> None:
     assert {c.text for c in clauses(listed)} >= {"① 범위는 다음과 같다.\n1. 석사학위과정", "과정: 석사, 점수: 600"}
 
 
-def test_a_header_of_two_rows_names_the_columns_by_its_second_row() -> None:
-    """A cell spanning columns is counted once in the first header row, so the names after it are a column off;
-    the second row (it repeats the corner cell that spans both) has one name per column."""
-    scores = ["| 과정 | TOEIC | TOEFL | TEPS |  |", "|---|---|---|---|---|", "| 과정 | TOEIC | CBT | IBT | TEPS |"]
+def test_a_header_of_two_rows_names_each_column_under_its_label() -> None:
+    """The loaders write a cell spanning columns in its first column and leave the others empty; the second header
+    row (it repeats the corner cell that spans both) names each column under the first row's label above it."""
+    scores = ["| 과정 | TOEIC | TOEFL |  | TEPS |", "|---|---|---|---|---|", "| 과정 | TOEIC | CBT | IBT | TEPS |"]
     assert table_row_sentences([*scores, "| 석사 | 600 | 160 | 60 | 480 |"]) == [
-        "과정: 석사, TOEIC: 600, CBT: 160, IBT: 60, TEPS: 480"
+        "과정: 석사, TOEIC: 600, TOEFL CBT: 160, TOEFL IBT: 60, TEPS: 480"
     ]
-    # one label over all the other columns stays in their names
     credits = ["| 졸업학점 | 학년별 수료학점 |  |  |", "|---|---|---|---|", "| 졸업학점 | 1 | 2 | 3 |", "| 140 이상 | 35 | 70 |"]
     assert table_row_sentences(credits) == ["졸업학점: 140 이상, 학년별 수료학점 1: 35, 학년별 수료학점 2: 70"]
+    # a label over a column the second row leaves empty names it alone
+    plan = ["| 과제 | 2019 |  |  | 부처 |", "|---|---|---|---|---|", "| 과제 | 상 | 하 |  | 부처 |",
+            "| 혁신 | 착수 |  | 점검 | 행안부 |"]
+    assert table_row_sentences(plan) == ["과제: 혁신, 2019 상: 착수, 2019: 점검, 부처: 행안부"]
+    # a header of three rows: each half-year under its year under the schedule
+    schedule = ["| 과제 | 일정 |  |  |  | 부처 |", "|---|---|---|---|---|---|", "| 과제 | 2019 |  | 2020 |  | 부처 |",
+                "| 과제 | 상 | 하 | 상 | 하 | 부처 |", "| 혁신 |  | 착수 | 확산 |  | 행안부 |"]
+    assert table_row_sentences(schedule) == ["과제: 혁신, 일정 2019 하: 착수, 일정 2020 상: 확산, 부처: 행안부"]
+    # a body row that happens to repeat the corner cell does not join the header
+    repeated = ["| 구분 | 값 |", "|---|---|", "| 구분 | 1 |", "| 합계 | 2 |"]
+    assert table_row_sentences(repeated) == ["구분, 값: 1", "구분: 합계, 값: 2"]

@@ -44,15 +44,21 @@ def entity(e: Element) -> Table:
 # --- shared helpers --------------------------------------------------------------------------------
 
 
-def test_grid_rows_repeat_row_spans_and_count_column_spans_once() -> None:
+def test_grid_rows_repeat_row_spans_and_keep_every_cell_under_its_columns() -> None:
     cells = [Cell(0, 0, "구분", rows=2), Cell(0, 1, "2024"), Cell(0, 2, "2025"), Cell(1, 1, "10"), Cell(1, 2, "20"),
              Cell(2, 0, "합계", cols=3)]
     assert grid_rows(cells) == [["구분", "2024", "2025"], ["구분", "10", "20"], ["합계"]]
+    # a cell spanning columns leaves the others empty, so the cells after it stay under their own names
+    scores = [Cell(0, 0, "과정", rows=2), Cell(0, 1, "TOEFL", cols=2), Cell(0, 3, "TEPS", rows=2),
+              Cell(1, 1, "CBT"), Cell(1, 2, "IBT"), Cell(2, 0, "석사"), Cell(2, 1, "160"), Cell(2, 2, "60"),
+              Cell(2, 3, "480"), Cell(3, 0, "박사"), Cell(3, 3, "530")]
+    assert grid_rows(scores) == [["과정", "TOEFL", "", "TEPS"], ["과정", "CBT", "IBT", "TEPS"],
+                                 ["석사", "160", "60", "480"], ["박사", "", "", "530"]]
 
 
 def test_place_cells_lays_out_html_spans() -> None:
     rows = [[("구분", 2, 1), ("기간", 1, 2)], [("시작", 1, 1), ("끝", 1, 1)], [("A", 1, 1), ("1월", 1, 1), ("3월", 1, 1)]]
-    assert grid_rows(place_cells(rows)) == [["구분", "기간"], ["구분", "시작", "끝"], ["A", "1월", "3월"]]
+    assert grid_rows(place_cells(rows)) == [["구분", "기간", ""], ["구분", "시작", "끝"], ["A", "1월", "3월"]]
 
 
 @pytest.mark.parametrize(
@@ -122,7 +128,9 @@ def test_tables_in_an_addendum_stay_in_its_unit_with_their_captions(book: dict[s
     delegation = book["3-1-3"]
     first = tables(delegation)[0]
     assert (first.path, entity(first).caption) == (("부칙",), "￭공통")
-    assert entity(first).header == ("단위업무", "세 부 업 무", "총장", "전결권자")
+    # "전결권자" spans the three columns 부총장, 부서장 and 팀장 of the second header row
+    assert entity(first).header == ("단위업무", "세 부 업 무", "총장", "전결권자", "", "")
+    assert entity(first).rows[0] == ("단위업무", "세 부 업 무", "총장", "부총장", "부서장", "팀장")
     chunks = [c for c in chunk_document(delegation) if "table" in c.meta]
     assert chunks and all(c.meta["addendum"] is True and c.header == "위임전결규정(3-1-3) 부칙" for c in chunks)
 
@@ -161,7 +169,7 @@ def test_generated_regulation_tables_get_captions_and_spans(tmp_path: Path) -> N
     ]
     assert doc.elements[1].text == "제2조(지급액) 수당은 다음과 같다."  # the caption moved to its table
     assert entity(doc.elements[2]) == Table(
-        ("직급", "금액"), (("교수", "기본", "100"), ("교수", "가산", "20")), "<표 1> 직급별 수당"
+        ("직급", "금액", ""), (("교수", "기본", "100"), ("교수", "가산", "20")), "<표 1> 직급별 수당"
     )
     assert entity(doc.elements[4]) == Table(("단계", "기한"), (("신청", "매월 5일"),), "[별표 1] 지급 절차")
     assert doc.elements[5].text == "※ 기한이 휴일이면 다음 날로 한다."
@@ -197,7 +205,7 @@ def test_hwp_plan_table_has_header_and_rows(plan: Document) -> None:
 
 
 def test_hwp_schedule_table_repeats_row_spanning_cells(plan: Document) -> None:
-    schedule = next(e for e in tables(plan) if "| 2019 | 2020 | 2021 | 2022 |" in e.text)
+    schedule = next(e for e in tables(plan) if "| 2019 |  | 2020 |  | 2021 |  | 2022 |" in e.text)
     t = entity(schedule)
     service = [r for r in t.rows if "대국민 편익서비스 맞춤형 안내" in r]
     assert len(service) == 2  # the task's cell spans two rows: both name it and its ministries
@@ -260,7 +268,7 @@ def test_pptx_table_with_merged_cells(tmp_path: Path) -> None:
     deck.save(str(tmp_path / "deck.pptx"))
     doc = load_file(tmp_path / "deck.pptx")[0]
     (slide_table,) = tables(doc)
-    assert entity(slide_table) == Table(("구분", "기간"), (("A", "1월", "3월"), ("A", "4월", "6월")))
+    assert entity(slide_table) == Table(("구분", "기간", ""), (("A", "1월", "3월"), ("A", "4월", "6월")))
     assert (slide_table.page, slide_table.path) == (1, ("요약",))
 
 
@@ -276,6 +284,6 @@ def test_html_table_with_spans_and_caption(tmp_path: Path) -> None:
     )
     doc = load_file(page)[0]
     first, second = tables(doc)
-    assert entity(first) == Table(("과제", "기간"), (("과제", "시작", "끝"), ("설계", "1월", "3월")), "표 1 추진 일정")
+    assert entity(first) == Table(("과제", "기간", ""), (("과제", "시작", "끝"), ("설계", "1월", "3월")), "표 1 추진 일정")
     assert entity(second) == Table(("과제", "부서"), (("설계", "기획팀"),), "[표 2] 담당")
     assert [e.category for e in doc.elements] == ["heading", "table", "table"]

@@ -8,7 +8,16 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from geungeo.text.structure import AMENDMENT, ARTICLE_PREFIX, BARE_HEADING, LIST_ITEM, LIST_LEAD, RUN_IN_PARAGRAPH, SOURCE_LINE
+from geungeo.text.structure import (
+    AMENDMENT,
+    ARTICLE_PREFIX,
+    BARE_HEADING,
+    CIRCLED,
+    LIST_ITEM,
+    LIST_LEAD,
+    RUN_IN_PARAGRAPH,
+    SOURCE_LINE,
+)
 
 SENTENCE_END = re.compile(r"(?<=[다요음함됨임]\.)\s+|(?<=[.?!])\s+(?=[A-Z가-힣①-⑳(])|\n+")
 
@@ -26,22 +35,43 @@ def _cells(line: str) -> list[str]:
 def table_row_sentences(lines: list[str]) -> list[str]:
     """Body rows of a Markdown table as ``header: cell`` sentences, so a quoted row says what each cell is.
 
-    A header of two rows (its corner cell spans both, so the second row opens with the same label) names the columns
-    by its second row: the first counted a cell spanning columns once ("TOEFL" over CBT and IBT), so its names after
-    that cell are a column off ("TEPS: 60" for the TOEFL IBT score). One label over all the other columns is kept
-    before theirs ("학년별 수료학점 1: 35")."""
-    header = _cells(lines[0])
-    body = [_cells(line) for line in lines[1:] if not _TABLE_SEPARATOR.match(line)]
-    if len(body) > 1 and header[0] and body[0][0] == header[0] and sum(map(bool, body[0])) > sum(map(bool, header)):
-        top, (header, *body) = header, body
-        groups = [c for c in top[1:] if c]
-        if len(groups) == 1 and top[1] == groups[0]:  # one label over all the other columns: "학년별 수료학점" 1, 2, 3 …
-            header = [header[0], *(f"{groups[0]} {c}" if c else c for c in header[1:])]
+    A header of several rows (its corner cell spans them all, so each further row opens with the same label and
+    names more columns) names each column by its cells in every header row: a label spanning columns is written in
+    its first column with the others left empty, so it names every column up to the next label ("TOEFL" over CBT
+    and IBT: "TOEFL IBT: 60"; "학년별 수료학점" over 1, 2, 3: "학년별 수료학점 1: 35")."""
+    rows = [_cells(line) for line in lines if not _TABLE_SEPARATOR.match(line)]
+    top = 1
+    while top + 1 < len(rows) and rows[0][0] and rows[top][0] == rows[0][0] and _named(rows[top]) > _named(rows[top - 1]):
+        top += 1
+    header, body = _column_names(rows[:top]), rows[top:]
     out = []
     for cells in body:
         named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
         out.append(", ".join(named + [c for c in cells[len(header) :] if c]))
     return out
+
+
+def _named(cells: list[str]) -> int:
+    return sum(map(bool, cells))
+
+
+def _column_names(header: list[list[str]]) -> list[str]:
+    """Each column's name from the header rows above it, top down: a cell equal to the one below spans down and is
+    named once; an empty cell right of a label that does not span down lies under that label (in the last row an
+    empty cell is just empty)."""
+    width = max(len(row) for row in header)
+    names: list[list[str]] = [[] for _ in range(width)]
+    for k, row in enumerate(header):
+        label = ""
+        for i in range(width):
+            cell = row[i] if i < len(row) else ""
+            if cell:
+                below = header[k + 1][i] if k + 1 < len(header) and i < len(header[k + 1]) else cell
+                label = "" if below == cell else cell
+            part = cell or label
+            if part and (not names[i] or names[i][-1] != part):
+                names[i].append(part)
+    return [" ".join(parts) for parts in names]
 
 
 def _is_table_line(line: str) -> bool:
@@ -82,6 +112,8 @@ class _Block:
 
 
 def _blocks(lines: list[str]) -> list[_Block]:
+    """The 항 and paragraphs of ``lines``, each with its items. An item that is only a title ("1. 석사학위과정") keeps
+    the plain line after it as its body: the 규정집 prints such a 호's text on the next line."""
     blocks: list[_Block] = []
     for raw in lines:
         for line in RUN_IN_PARAGRAPH.split(raw):
@@ -90,9 +122,21 @@ def _blocks(lines: list[str]) -> list[_Block]:
                 continue
             if blocks and LIST_ITEM.match(line):
                 blocks[-1].items.append(line)
+            elif blocks and blocks[-1].items and _is_body_of(blocks[-1].items[-1], line):
+                blocks[-1].items[-1] += f"\n{line}"
             else:
                 blocks.append(_Block(line, []))
     return blocks
+
+
+# What ends an item that says something itself: a sentence end, a colon, a closing note.
+_ITEM_END = re.compile(r"[.다:：>\]]\)?$")
+# What never continues an item: a 항, an article, a note ("<…>", "[…]"), a numbered 부칙 point ("(97) …").
+_NOT_ITEM_BODY = re.compile(rf"^([{CIRCLED}<\[［]|제\s*\d+\s*조|\(\d+\))")
+
+
+def _is_body_of(item: str, line: str) -> bool:
+    return "\n" not in item and not _ITEM_END.search(item) and not _NOT_ITEM_BODY.match(line) and not BARE_HEADING.match(line)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
-from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION, SANCTION
+from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
 
 GENERIC_WEIGHT = 0.1
 
@@ -111,7 +111,7 @@ def _one_lead_each(texts: list[str], provision: str) -> list[str]:
     for text in texts:
         lead, *below = text.split("\n")
         if below:
-            items.setdefault(lead, []).extend(below)
+            items.setdefault(lead, []).extend(_units(below))
     out: list[str] = []
     done: set[str] = set()
     for text in texts:
@@ -120,9 +120,20 @@ def _one_lead_each(texts: list[str], provision: str) -> list[str]:
             out.append(text)
         elif lead not in done:
             done.add(lead)
-            ordered = sorted(dict.fromkeys(items[lead]), key=lambda line: _found_at(provision, line))
+            ordered = sorted(dict.fromkeys(items[lead]), key=lambda unit: _found_at(provision, unit.split("\n", 1)[0]))
             out.append("\n".join([lead, *ordered]))
     return out
+
+
+def _units(lines: list[str]) -> list[str]:
+    """The items among ``lines``, each with the plain lines after it (a titled 호's body)."""
+    units: list[str] = []
+    for line in lines:
+        if units and not LIST_ITEM.match(line):
+            units[-1] += f"\n{line}"
+        else:
+            units.append(line)
+    return units
 
 
 def _found_at(text: str, line: str) -> int:

@@ -28,8 +28,9 @@ class Loader(Protocol):
 # (2: tables as structured entities in Markdown, PDF tables and figures, page images; 3: PDF lines wrapped without a
 # space joined; 4: PDF lines in larger type and contents entries naming them as heading elements, chunks naming
 # their headings; 5: dingbat-font bullets read as the glyphs they draw; 6: PDF pages of text only join their
-# wrapped lines too; 7: a PDF line whose next line lies above it ends its paragraph).
-FORMAT_VERSION = 7
+# wrapped lines too; 7: a PDF line whose next line lies above it ends its paragraph; 8: a table cell spanning columns
+# is written in its first column and leaves the others empty, so every cell stays under its own column).
+FORMAT_VERSION = 8
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")

@@ -35,7 +35,13 @@ class Cell:
 
 
 def grid_rows(cells: Iterable[Cell]) -> list[list[str]]:
-    """Rows of cell texts: a cell spanning rows repeats in each row, one spanning columns counts once per row."""
+    """Rows of cell texts, each cell under its own columns.
+
+    A cell spanning rows repeats in each row. A cell spanning columns is written in its first column and leaves the
+    others empty, so the cells after it keep their columns ("TOEFL" over CBT and IBT puts TEPS under TEPS's scores);
+    a row that is one cell across the whole table (a section label, "합계") stays one cell. A column a row has no
+    cell in is empty.
+    """
     texts: list[str] = []
     grid: dict[int, dict[int, int]] = {}
     for cell in cells:
@@ -43,10 +49,14 @@ def grid_rows(cells: Iterable[Cell]) -> list[list[str]]:
         for r in range(cell.row, cell.row + max(cell.rows, 1)):
             for c in range(cell.col, cell.col + max(cell.cols, 1)):
                 grid.setdefault(r, {})[c] = len(texts) - 1
+    width = max((max(row) + 1 for row in grid.values()), default=0)
     rows = []
     for r in sorted(grid):
-        ids = [grid[r][c] for c in sorted(grid[r])]
-        rows.append([texts[i] for n, i in enumerate(ids) if n == 0 or i != ids[n - 1]])
+        ids = [grid[r].get(c, -1) for c in range(width)]
+        if len(set(ids)) == 1:
+            rows.append([texts[ids[0]]])
+        else:
+            rows.append([texts[i] if i >= 0 and (c == 0 or i != ids[c - 1]) else "" for c, i in enumerate(ids)])
     return rows
 
 
