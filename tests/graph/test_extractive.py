@@ -232,8 +232,8 @@ def test_clauses_of_one_provision_are_rendered_in_the_order_it_states_them() -> 
         Sentence(first, "과정: 학사, 학위: 문학사", 0.1),  # not found verbatim in its passage: last
     ]
     lines = Extract(chosen, 0.5, []).render().splitlines()
-    assert lines[0].startswith("- ① ") and lines[0].index("④") < lines[0].index("과정: 학사")
-    assert lines[0].endswith("[법 제60조]") and lines[1].endswith("[법 제62조]")
+    assert lines[0].startswith("- ① ") and lines[1].startswith("  ④ ") and lines[1].index("④") < lines[1].index("과정: 학사")
+    assert lines[1].endswith("[법 제60조]") and lines[2].endswith("[법 제62조]")
 
 
 def test_a_reports_points_quoted_from_one_page_stay_on_lines_of_their_own() -> None:
@@ -665,6 +665,22 @@ def test_items_of_one_list_are_rendered_under_one_lead() -> None:
     assert rendered.index("1. 가족돌봄휴직") < rendered.index("2. 가족돌봄휴가")  # in the order the provision states them
     whole = Sentence(item, text, 0.5)
     assert Extract([second, whole], 0.5, []).render() == f"- {text.replace(chr(10), chr(10) + '  ')} [법 제22조의2]"
+
+
+def test_a_clause_after_a_list_or_a_new_hang_starts_its_own_line() -> None:
+    """Clauses of one provision share its bullet; one quoted after a list's last item, or one opening a 항, goes
+    on a line of its own ("… 날부터 7일 ② 소비자는 …" read as part of 2호)."""
+    lead = "① 소비자는 다음 각 호의 기간 이내에 청약철회등을 할 수 있다."
+    item = "2. 서면을 받지 아니한 경우에는 주소를 안 날부터 7일"
+    text = f"{lead}\n1. 서면을 받은 날부터 7일\n{item}\n② 소비자는 다음 경우에는 청약철회등을 할 수 없다. 다만, 예외가 있다."
+    provision = _item(1, "법 제17조", text)
+    second = "② 소비자는 다음 경우에는 청약철회등을 할 수 없다. 다만, 예외가 있다."
+    quoted = [Sentence(provision, f"{lead}\n{item}", 0.5), Sentence(provision, second, 0.4)]
+    assert Extract(quoted, 0.5, []).render() == f"- {lead}\n  {item}\n  {second} [법 제17조]"
+    # two sentences of one 항 stay one paragraph
+    one = _item(2, "법 제3조", "① 가는 나에게 준다. 이 경우 다는 라에 따른다. 그 밖은 따로 정한다.")
+    plain = [Sentence(one, "① 가는 나에게 준다. 이 경우 다는 라에 따른다.", 0.5), Sentence(one, "그 밖은 따로 정한다.", 0.4)]
+    assert Extract(plain, 0.5, []).render() == "- ① 가는 나에게 준다. 이 경우 다는 라에 따른다. 그 밖은 따로 정한다. [법 제3조]"
 
 
 def test_a_point_written_with_a_dash_gets_one_bullet() -> None:

@@ -9,6 +9,7 @@ retrievers backed the passage, and whether a figure the question asks for (나�
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -20,7 +21,7 @@ from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
-from geungeo.text.structure import ASKS_SANCTION, BULLET, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
+from geungeo.text.structure import ASKS_SANCTION, BULLET, CIRCLED, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
 
 GENERIC_WEIGHT = 0.1
 
@@ -95,13 +96,19 @@ class Extract:
             by_label.setdefault(s.item.label, []).append(s)
         for label, quoted in by_label.items():
             texts = _one_lead_each([s.text for s in sorted(quoted, key=_place)], quoted[0].item.text)
-            body = texts[0] + "".join(("\n" if BULLET.match(t) else " ") + t for t in texts[1:])
+            body = texts[0] + "".join(("\n" if _own_line(t, before) else " ") + t for before, t in itertools.pairwise(texts))
             indented = _OWN_DASH.sub("", body, count=1).replace("\n", "\n  ")  # one dash per bullet, not "- - …"
             parts.append(f"- {indented} [{label}]")
         return "\n".join(parts)
 
 
 _OWN_DASH = re.compile(r"^-\s+")
+
+
+def _own_line(text: str, before: str) -> bool:
+    """Whether a quoted clause starts a line of its own in its provision's bullet: a point with its own bullet, a 항
+    ("② …"), or any clause after a list (it would read as part of the list's last item)."""
+    return bool(BULLET.match(text)) or text[:1] in CIRCLED or "\n" in before
 
 
 def _one_lead_each(texts: list[str], provision: str) -> list[str]:
