@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
+from geungeo.answering.details import asked_details, states
 from geungeo.answering.extractive import Extract, Sentence, extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
@@ -756,3 +757,34 @@ def test_a_header_of_two_rows_names_each_column_under_its_label() -> None:
     # a body row that happens to repeat the corner cell does not join the header
     repeated = ["| 구분 | 값 |", "|---|---|", "| 구분 | 1 |", "| 합계 | 2 |"]
     assert table_row_sentences(repeated) == ["구분, 값: 1", "구분: 합계, 값: 2"]
+
+
+def test_an_amount_in_a_table_whose_header_names_its_unit_is_stated() -> None:
+    """A cell under "금액(원)" states an amount though the cell holds only the number ("50,000")."""
+    amount = next(d for d in asked_details("수당은 얼마야?"))
+    assert states(amount, "구분: 감사수당, 금액(원): 50,000, 지급기준: 1일")
+    assert not states(amount, "구분: 감사수당, 금액: 50,000")  # no unit anywhere: a number, not an amount
+    days = next(d for d in asked_details("며칠이야?"))
+    assert states(days, "구분: 연수, 기간(일): 30")
+
+
+def test_a_figure_of_the_article_the_answering_document_names_answers() -> None:
+    """The answering regulation leaves the amount to an article of another regulation it names ("지급 금액은 …
+    교원및직원의수당규정 제29조 기준을 따른다"); that article's row states it, so the answer quotes it instead of
+    refusing. An article of a document nobody names does not answer for it."""
+    rule = EvidenceItem(
+        n=1, chunk_id="a", doc_id="audit", label="내부감사규정 제8조의2", doc="내부감사규정", article="제8조의2",
+        header="내부감사규정 제8조의2(수당)",
+        text="제8조의2(수당) 감사인 및 간사에 대해 수당을 지급할 수 있으며 지급 금액은 본 대학교 교원및직원의수당규정 "
+        "제29조 기준을 따른다.",
+    )
+    table = "| 구분 | 대상 | 금액(원) |\n|---|---|---|\n| 감사수당 | 감사인 및 간사 | 50,000 |\n| 회의수당 | 외부위원 | 200,000 |"
+    rates = EvidenceItem(
+        n=2, chunk_id="b", doc_id="pay", label="교원및직원의수당규정 제29조", doc="교원및직원의수당규정", article="제29조",
+        header="교원및직원의수당규정 제29조(각종 수당 등에 관한 지급기준)", text=table,
+    )
+    question = "감사인 및 간사 수당은 얼마야?"
+    answer = extract(question, [rule, rates], None)
+    assert answer.missing == [] and any("금액(원): 50,000" in s.text for s in answer.sentences)
+    unnamed = rule.model_copy(update={"text": "제8조의2(수당) 감사인 및 간사에 대해 수당을 지급할 수 있다."})
+    assert extract(question, [unnamed, rates], None).missing == ["금액 / amount"]

@@ -114,10 +114,15 @@ _NOT_A_FIGURE = re.compile(
 )
 
 
+# A table cell quoted under a header naming its unit ("금액(원): 50,000", "기간(일): 30"): the number in that unit.
+_UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
+
+
 def states(detail: Detail, text: str, *, sanctions: bool = True) -> bool:
     """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
-    nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost)."""
-    text = _NOT_A_FIGURE.sub(" ", text)
+    nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost).
+    A table row quoted as ``header: cell`` states its cell in the unit its header names ("금액(원): 50,000")."""
+    text = _UNIT_HEADER.sub(r": \2\1", _NOT_A_FIGURE.sub(" ", text))
     if not sanctions:
         text = SANCTION.sub(" ", text)
     return bool(detail.states.search(text))

@@ -21,6 +21,7 @@ from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
+from geungeo.text.normalize import squash
 from geungeo.text.structure import ASKS_SANCTION, BULLET, CIRCLED, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
 
 GENERIC_WEIGHT = 0.1
@@ -242,7 +243,8 @@ def extract(
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
     linked = _linked(first, evidence)
     implementing = {n for n, item in linked.items() if _same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
-    stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing)
+    named = _named_by(first.item.doc, evidence)
+    stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
     penalty = _penalty(first, scored, evidence, set(linked)) if sanctions else None
@@ -273,6 +275,17 @@ def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
     lead = first.lead
     whole = [s for s in scored if s.item is first.item and s.words == lead and s.text.startswith(f"{lead}\n")]
     return max(whole, key=lambda s: len(s.text), default=first)
+
+
+def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
+    """The passages of other documents that a passage of ``doc`` names by document and article: "지급 금액은 본 대학교
+    교원및직원의수당규정 제29조 기준을 따른다" names 교원및직원의수당규정 제29조, where the amounts are."""
+    own = "".join(squash(item.text).replace("「", "").replace("」", "") for item in evidence if item.doc == doc)
+    return {
+        item.n
+        for item in evidence
+        if item.doc != doc and item.article and f"{squash(item.doc)}{squash(item.article)}" in own
+    }
 
 
 def _same_family(doc: str, answering: str) -> bool:
@@ -321,6 +334,7 @@ def _stating(
     own: tuple[Sentence, Sentence],
     sanctions: bool,
     implementing: Collection[int] = (),
+    named: Collection[int] = (),
 ) -> dict[str, Sentence]:
     """For each asked kind of figure, the best clause that states one: a clause of the answering provision, or
     one in ``passages`` covering the question at least ``floor`` (a number in a clause about something else does
@@ -355,7 +369,7 @@ def _stating(
                     or (
                         s.item.n in passages
                         and s.coverage >= floor
-                        and _same_family(s.item.doc, first.item.doc)
+                        and (_same_family(s.item.doc, first.item.doc) or s.item.n in named)
                         and not (delegated and s.item.doc == first.item.doc)
                     )
                 )
