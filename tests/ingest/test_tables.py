@@ -12,7 +12,7 @@ from pptx.util import Inches
 from geungeo.chunking import chunk_document
 from geungeo.ingest import load_file
 from geungeo.ingest.hwpx import load_hwpx
-from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, place_cells
+from geungeo.ingest.tables import MAX_COLUMNS, Cell, build_table, caption_text, grid_rows, place_cells
 from geungeo.types import Document, Element, Table
 from tests.conftest import CORPUS, need_shared
 from tests.ingest.test_hwpx import cell, load_book, para, table, write_hwpx
@@ -54,6 +54,13 @@ def test_grid_rows_repeat_row_spans_and_keep_every_cell_under_its_columns() -> N
               Cell(2, 3, "480"), Cell(3, 0, "박사"), Cell(3, 3, "530")]
     assert grid_rows(scores) == [["과정", "TOEFL", "", "TEPS"], ["과정", "CBT", "IBT", "TEPS"],
                                  ["석사", "160", "60", "480"], ["박사", "", "", "530"]]
+
+
+def test_grid_rows_keep_hostile_spans_and_addresses_inside_the_table() -> None:
+    """A file may claim a span of 10⁹ rows or columns, or a cell at column 10⁹: the grid stays the table's size."""
+    cells = [Cell(0, 0, "구분", rows=10**9, cols=2), Cell(0, 2, "값", cols=10**9), Cell(1, 2, "1"), Cell(1, 10**9, "x")]
+    rows = grid_rows(cells)
+    assert len(rows) == 2 and rows[1][:3] == ["구분", "", "1"] and len(rows[0]) == MAX_COLUMNS
 
 
 def test_place_cells_lays_out_html_spans() -> None:

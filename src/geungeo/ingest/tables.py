@@ -18,6 +18,8 @@ from geungeo.types import Element, Table
 _CAPTION_LABEL = re.compile(r"^[<\[［【〈《(]?\s*(?:별표|표|그림|도표|table|fig(?:ure)?)\s*\.?\s*\d", re.I)
 # 제3조 …, 1. …, 가. …, ①, ○, -, ※ …: an article, item or bullet line, not a title.
 _NOT_TITLE = re.compile(r"^(?:제\s*\d+\s*조|\(?\d+[.)]|\(?[가-하][.)]|[\u2460-\u2473]|[○●◦ㅇ\-–—*※·•▶►☞⇒→]|\(\d+\))")
+# Columns a table may have; cells beyond are dropped (real tables have a few dozen at most).
+MAX_COLUMNS = 256
 _SENTENCE_END = (".", "다", ":", "：", ",", "?", "!", "。")
 _TITLE_MAX_CHARS = 40
 _LABELLED_MAX_CHARS = 80
@@ -40,14 +42,18 @@ def grid_rows(cells: Iterable[Cell]) -> list[list[str]]:
     A cell spanning rows repeats in each row. A cell spanning columns is written in its first column and leaves the
     others empty, so the cells after it keep their columns ("TOEFL" over CBT and IBT puts TEPS under TEPS's scores);
     a row that is one cell across the whole table (a section label, "합계") stays one cell. A column a row has no
-    cell in is empty.
+    cell in is empty. Addresses and spans are kept inside the table: at most ``MAX_COLUMNS`` columns, no row past
+    the last one a cell starts in.
     """
+    cells = [c for c in cells if 0 <= c.col < MAX_COLUMNS and c.row >= 0]
+    last_row = max((c.row for c in cells), default=0)
     texts: list[str] = []
     grid: dict[int, dict[int, int]] = {}
     for cell in cells:
         texts.append(cell.text)
-        for r in range(cell.row, cell.row + max(cell.rows, 1)):
-            for c in range(cell.col, cell.col + max(cell.cols, 1)):
+        # a span past the table's last row or its column limit covers nothing more (a hostile file's 10⁹)
+        for r in range(cell.row, min(cell.row + max(cell.rows, 1), last_row + 1)):
+            for c in range(cell.col, min(cell.col + max(cell.cols, 1), MAX_COLUMNS)):
                 grid.setdefault(r, {})[c] = len(texts) - 1
     width = max((max(row) + 1 for row in grid.values()), default=0)
     rows = []
