@@ -788,3 +788,5 @@ def test_a_figure_of_the_article_the_answering_document_names_answers() -> None:
     assert answer.missing == [] and any("금액(원): 50,000" in s.text for s in answer.sentences)
     unnamed = rule.model_copy(update={"text": "제8조의2(수당) 감사인 및 간사에 대해 수당을 지급할 수 있다."})
     assert extract(question, [unnamed, rates], None).missing == ["금액 / amount"]
+    another = rule.model_copy(update={"text": rule.text.replace("제29조", "제29조의2")})  # names another article
+    assert extract(question, [another, rates], None).missing == ["금액 / amount"]

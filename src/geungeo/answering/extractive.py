@@ -284,7 +284,9 @@ def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
     return {
         item.n
         for item in evidence
-        if item.doc != doc and item.article and f"{squash(item.doc)}{squash(item.article)}" in own
+        if item.doc != doc
+        and item.article
+        and re.search(f"{re.escape(squash(item.doc) + squash(item.article))}(?!의\\d)", own)  # 제29조, not 제29조의2
     }
 
 
