@@ -153,7 +153,7 @@ def _found_at(text: str, line: str) -> int:
 def _place(s: Sentence) -> tuple[str, int]:
     """Where a quoted clause stands in its provision: its passage (chunk ids run in document order), then its place in
     the passage's text (a clause rewritten when quoted, a table row, goes after those found)."""
-    return s.item.chunk_id, _found_at(s.item.text, s.text.split("\n", 1)[0][:40])
+    return s.item.chunk_id, _found_at(s.item.text, s.lead[:40])
 
 
 # The extractive answer's thresholds (measured in benchmarks/reports/answers.md, not user settings):
@@ -243,7 +243,7 @@ def extract(
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
     linked = _linked(first, evidence)
     implementing = {n for n, item in linked.items() if _same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
-    named = _named_by(first.item.doc, evidence)
+    named = _named_by(first.item.doc, evidence) if asked else set()  # only an asked figure looks there
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
