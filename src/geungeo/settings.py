@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     )
     bm25_k1: float = Field(1.2, gt=0.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5 measured best on the shared sets).")
+    dense_exact_max_mb: int = Field(
+        512,
+        ge=0,
+        description="The embedded store scores every chunk's vector exactly (the same ranking in every process) while "
+        "the vectors take at most this many MB of memory; above it, Chroma's approximate HNSW index answers. 0: always HNSW.",
+    )
     max_query_chars: int = Field(2000, ge=10, description="Longer queries are rejected with a clear error.")
 
     # --- chunking ----------------------------------------------------------

@@ -19,6 +19,7 @@ from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore, to_chroma_where
 from geungeo.testing.store_contract import SIGNATURE, MakeStore, StoreContract, article_doc, make_doc
 from geungeo.text import references
+from geungeo.types import Chunk, DocumentRecord
 
 
 class TestChromaStore(StoreContract):
@@ -95,8 +96,8 @@ def test_a_writes_guard_is_held_for_the_catalog_steps_not_for_chromas_work(
 def test_a_search_during_chromas_add_leaves_no_stale_count_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A search between hiding a document and showing it counts the collection while the add runs; the count it
     caches must not outlive the write (a first upload searched meanwhile left dense search empty until the next
-    write)."""
-    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    write). Chroma's HNSW index answers above the exact index's size limit (0 here)."""
+    store = ChromaStore(Settings(data_dir=tmp_path, dense_exact_max_mb=0), SIGNATURE)
     real = store.collection.add
 
     def add(*args: Any, **kwargs: Any) -> Any:
@@ -112,10 +113,11 @@ def test_a_search_inside_named_documents_is_exact_and_skips_pending_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``In("doc_id", …)`` is answered from those documents' own vectors (Chroma's filtered search took ~100 ms at
-    124k chunks): the same order and scores as Chroma's, and a pending document stays invisible."""
+    124k chunks): the same order and scores as Chroma's, and a pending document stays invisible. (Above the exact
+    index's size limit, 0 here: below it that index answers every dense search.)"""
     from geungeo.stores import chroma
 
-    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    store = ChromaStore(Settings(data_dir=tmp_path, dense_exact_max_mb=0), SIGNATURE)
     for doc_id, seed in (("d1", 1), ("d2", 2)):
         store.replace_document(*make_doc(doc_id, 4, seed=seed))
     record3, chunks3, vectors3, _ = make_doc("d3", 3, seed=3)
@@ -217,3 +219,74 @@ def test_while_an_ingestion_of_this_process_writes_readers_leave_the_rebuild_to_
     store.flush()
     assert {cid[:2] for cid, _ in store.sparse_search(["징계"], 5)} == {"d2"}
     store.close()
+
+
+def _random_doc(doc_id: str, n: int, dim: int, seed: int) -> tuple[DocumentRecord, list[Chunk], np.ndarray, list[list[str]]]:
+    """A document of ``n`` chunks with random ``dim``-dimensional vectors."""
+    record, chunks, _, terms = make_doc(doc_id, n, seed=seed)
+    vectors = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    return record, chunks, vectors, terms
+
+
+def test_dense_search_is_exact_and_the_same_after_reopening(tmp_path: Path) -> None:
+    """Below the size limit every chunk is scored: the top k are the true nearest vectors, whoever opens the store
+    (Chroma's HNSW graph missed some of the true top 200 and gave another process a different set)."""
+    signature = IndexSignature("contract-embedder", 64, "contract-tokenizer")
+    store = ChromaStore(Settings(data_dir=tmp_path), signature)
+    vectors = []
+    for n in range(4):
+        record, chunks, v, terms = _random_doc(f"d{n}", 1000, 64, seed=n)
+        store.replace_document(record, chunks, v, terms)
+        vectors.append(v)
+    store.flush()
+    matrix = np.concatenate(vectors)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    ids = [f"d{n}-{i:05d}" for n in range(4) for i in range(1000)]
+    for probe in np.random.default_rng(9).normal(size=(5, 64)).astype(np.float32):
+        truth = [ids[i] for i in np.argsort(-(matrix @ (probe / np.linalg.norm(probe))), kind="stable")[:200]]
+        got = store.dense_search(probe, 200)
+        assert [cid for cid, _ in got] == truth
+        reopened = ChromaStore(Settings(data_dir=tmp_path), signature)
+        assert reopened.dense_search(probe, 200) == got
+        reopened.close()
+    allowed = [i for i, cid in enumerate(ids) if cid[:2] in ("d0", "d2") and 1 <= int(cid[3:]) <= 3]  # pages 2–4
+    truth = [ids[allowed[i]] for i in np.argsort(-(matrix[allowed] @ matrix[5]), kind="stable")[:4]]
+    within = store.dense_search(matrix[5], 4, And((In("doc_id", ("d0", "d2")), Range("page", 2, 4))))
+    assert [cid for cid, _ in within] == truth
+    store.close()
+
+
+def test_a_rebuild_reads_only_the_vectors_of_documents_written_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    for doc_id, seed in (("d1", 1), ("d2", 2), ("d3", 3)):
+        store.replace_document(*make_doc(doc_id, 4, seed=seed))
+    store.flush()
+    read: list[str] = []
+    real = store._read_vectors
+    monkeypatch.setattr(store, "_read_vectors", lambda ids: (read.extend(ids), real(ids))[1])
+    record, chunks, vectors, terms = make_doc("d2", 5, seed=7)  # d2 rewritten with other vectors
+    store.replace_document(record, chunks, vectors, terms)
+    store.delete_document("d3")
+    store.flush()
+    assert sorted(read) == [c.id for c in chunks]
+    assert store.dense_search(vectors[1], 1)[0][0] == chunks[1].id
+    assert not any(cid.startswith("d3") for cid, _ in store.dense_search(vectors[1], 20))
+    read.clear()
+    reopened = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)  # loads the saved matrix, reads nothing
+    monkeypatch.setattr(reopened, "_read_vectors", lambda ids: (read.extend(ids), real(ids))[1])
+    assert reopened.dense_search(vectors[1], 1)[0][0] == chunks[1].id and read == []
+    reopened.close()
+    store.close()
+
+
+def test_an_unreadable_saved_matrix_is_rebuilt(tmp_path: Path) -> None:
+    store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    record, chunks, vectors, terms = make_doc("d1", 4, seed=1)
+    store.replace_document(record, chunks, vectors, terms)
+    store.flush()
+    store.close()
+    for saved in (tmp_path / "store" / "dense").glob("vectors-*.npy"):
+        saved.write_bytes(b"not a matrix")
+    reopened = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
+    assert reopened.dense_search(vectors[2], 1)[0][0] == chunks[2].id
+    reopened.close()

@@ -32,7 +32,7 @@ class Bm25Index:
         self.ids: list[str] = []
         self.metas: list[dict[str, MetaValue]] = []
         self._retriever: object | None = None
-        self._mask = lru_cache(maxsize=64)(self._compute_mask)
+        self._mask = lru_cache(maxsize=64)(self._vector_mask)
         self._columns: dict[str, np.ndarray] = {}
 
     def _state_file(self) -> Path:
@@ -81,8 +81,9 @@ class Bm25Index:
         self._mask.cache_clear()
         self._columns = {}
 
-    def _compute_mask(self, where: Filter) -> np.ndarray:
-        return self._vector_mask(where).astype(np.float32)
+    def mask(self, where: Filter) -> np.ndarray:
+        """Boolean mask over :attr:`ids` of the chunks matching ``where`` (the last 64 filters are remembered)."""
+        return self._mask(where)
 
     def _vector_mask(self, where: Filter) -> np.ndarray:
         """Boolean mask of the chunks matching ``where``: equality tests on whole columns, ``matches`` for the rest."""
@@ -112,7 +113,8 @@ class Bm25Index:
         if mask is not None and not mask.any():
             return []
         k = min(k, len(self.ids))
+        weights = mask.astype(np.float32) if mask is not None else None
         docs, scores = self._retriever.retrieve(  # type: ignore[attr-defined]
-            [list(terms)], k=k, show_progress=False, weight_mask=mask, n_threads=1
+            [list(terms)], k=k, show_progress=False, weight_mask=weights, n_threads=1
         )
         return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]

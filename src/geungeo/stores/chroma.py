@@ -2,7 +2,8 @@
 
 Layout under ``data_dir/store/``: ``catalog.sqlite`` (documents, chunk texts, terms: the
 source of truth), ``chroma/`` (a persistent Chroma directory: one vector and flat metadata
-per chunk), ``bm25/`` (the saved bm25s index and the catalog generation it reflects).
+per chunk), ``bm25/`` (the saved bm25s index and the catalog generation it reflects), ``dense/`` (every
+chunk's vector in one matrix for exact search, the same generation; see :mod:`geungeo.stores.dense_index`).
 Write order per document: catalog row ``pending`` → Chroma delete + add → catalog chunks
 and ``complete`` in one transaction. Search only returns chunks of complete documents.
 """
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog
+from geungeo.stores.dense_index import DenseIndex
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, MetaValue
 
@@ -58,8 +61,19 @@ def _chroma_meta(chunk: Chunk) -> dict[str, str | int | float | bool]:
     return {k: v for k, v in chunk.meta.items() if v is not None}
 
 
-# A dense search inside named documents scores their chunks exactly when they are at most this many.
+# Without the exact dense index, a dense search inside named documents scores their chunks exactly when they are at
+# most this many.
 EXACT_SCOPE_CHUNKS = 5000
+_READ_BATCH = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    """The indexes derived from the catalog for one generation, over the same chunks in the same order (a filter's
+    mask serves both); swapped whole, so a reader never mixes two generations."""
+
+    sparse: Bm25Index
+    dense: DenseIndex | None  # None above the size limit: Chroma's HNSW index answers
 
 
 class ChromaStore(ChunkStore):
@@ -81,7 +95,8 @@ class ChromaStore(ChunkStore):
         self.collection = client.get_or_create_collection(
             settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
-        self.bm25 = Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b)
+        self._derived = _Derived(Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b), None)
+        self._dense_max_bytes = settings.dense_exact_max_mb * 2**20
         self._next_refresh = 0.0  # monotonic time before which no background rebuild starts
         self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
         self._ingestions_lock = threading.Lock()
@@ -169,6 +184,9 @@ class ChromaStore(ChunkStore):
 
     # --- search ------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[tuple[str, float]]:
+        derived = self._searchable()
+        if derived.dense is not None:
+            return derived.dense.search(vector, k, derived.sparse.mask(where) if where is not None else None)
         if isinstance(where, In) and where.field == "doc_id":  # a search inside named documents
             ids = self.catalog.chunk_ids([str(v) for v in where.values])
             if len(ids) <= EXACT_SCOPE_CHUNKS:
@@ -210,21 +228,21 @@ class ChromaStore(ChunkStore):
         return [(str(got["ids"][i]), float(scores[i])) for i in order]
 
     def sparse_search(self, terms: Sequence[str], k: int, where: Filter | None = None) -> list[tuple[str, float]]:
-        return self._searchable().search(terms, k, where)
+        return self._searchable().sparse.search(terms, k, where)
 
     # --- derived index -------------------------------------------------------------
-    def _searchable(self) -> Bm25Index:
-        """The BM25 index to search: the one last built or loaded (a snapshot, swapped whole). A reader waits
-        only when there is none yet; writes since (here or by another process) are indexed in the background,
+    def _searchable(self) -> _Derived:
+        """The derived indexes to search: the ones last built or loaded (a snapshot, swapped whole). A reader waits
+        only when there are none yet; writes since (here or by another process) are indexed in the background,
         one rebuild at a time and spaced out, so a reader never waits for a rebuild. While an ingestion of this
         process writes (:meth:`ingesting`), its own final :meth:`flush` does that, at once."""
-        index = self.bm25
-        if index.generation < 0:
+        derived = self._derived
+        if derived.sparse.generation < 0:
             self.flush()
-            return self.bm25
-        if index.generation != self.catalog.generation and not self._ingestions:
+            return self._derived
+        if derived.sparse.generation != self.catalog.generation and not self._ingestions:
             self._refresh_in_background()
-        return index
+        return derived
 
     @contextmanager
     def ingesting(self) -> Iterator[None]:
@@ -253,15 +271,16 @@ class ChromaStore(ChunkStore):
         threading.Thread(target=refresh, name="geungeo-bm25", daemon=True).start()
 
     def flush(self) -> None:
-        """Rebuild the BM25 index if the catalog changed since it was built (one rebuild at a time)."""
+        """Rebuild the derived indexes if the catalog changed since they were built (one rebuild at a time)."""
         with self._flush_lock:
             self._flush()
 
     def _flush(self) -> None:
         generation = self.catalog.generation
-        if self.bm25.generation == generation:
+        current = self._derived
+        if current.sparse.generation == generation:
             return
-        fresh = Bm25Index(self.bm25.directory, k1=self.bm25.k1, b=self.bm25.b)
+        fresh = Bm25Index(current.sparse.directory, k1=current.sparse.k1, b=current.sparse.b)
         if not (fresh.load() and fresh.generation == generation):
             ids: list[str] = []
             metas: list[dict[str, MetaValue]] = []
@@ -271,7 +290,28 @@ class ChromaStore(ChunkStore):
                 metas.append(meta)  # type: ignore[arg-type]
                 terms.append(t)
             fresh.build(generation, ids, metas, terms)
-        self.bm25 = fresh  # readers holding the old index finish with it
+        self._derived = _Derived(fresh, self._dense_for(fresh, current.dense))  # readers of the old ones finish with them
+
+    def _dense_for(self, sparse: Bm25Index, previous: DenseIndex | None) -> DenseIndex | None:
+        """The exact dense index over ``sparse``'s chunks: the saved one if it matches, else one rebuilt (reading
+        from Chroma only the documents written since); None when it would take more than the configured memory."""
+        if not self._dense_max_bytes or len(sparse.ids) * self.signature.dim * 4 > self._dense_max_bytes:
+            return None
+        if previous is None:
+            previous = DenseIndex.saved(self.root / "dense")
+        if previous.covers(sparse.generation, sparse.ids):
+            return previous
+        stamps = {d.doc_id: f"{d.content_hash}@{d.ingested_at!r}" for d in self.catalog.documents("complete")}
+        docs = [str(m.get("doc_id", "")) for m in sparse.metas]
+        return previous.rebuilt(sparse.generation, sparse.ids, docs, stamps, self._read_vectors)
+
+    def _read_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(ids), _READ_BATCH):
+            got = self.collection.get(ids=list(ids[start : start + _READ_BATCH]), include=["embeddings"])
+            embeddings = got["embeddings"] if got["embeddings"] is not None else []
+            out.update(zip(got["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=True))
+        return out
 
     def size_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
