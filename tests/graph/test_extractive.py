@@ -645,6 +645,10 @@ def test_a_ho_that_is_only_a_title_keeps_its_body_on_the_next_line() -> None:
     # an item that says something itself ends there: the next plain line is not its body
     closed = clauses("다음 각 호의 서류를 낸다.\n1. 신청서 1부.\n서류는 총무과에 낸다.")
     assert "서류는 총무과에 낸다." in {c.text for c in closed}
+    # a body that begins by citing an article is still the 호's body; an article's own head line is not
+    cited = clauses("다음 각 호의 사람으로 한다.\n1. 추천위원\n제3조에 따라 위촉된 사람\n제9조(임기) 임기는 2년으로 한다.")
+    assert "1. 추천위원\n제3조에 따라 위촉된 사람" in {c.words for c in cited}
+    assert not any("임기" in c.words and "추천위원" in c.words for c in cited)
     # two titled 호 with the same body are both quoted whole under one lead, in the provision's order
     same = "다음 각 호와 같다.\n1. 석사\n영어로 한다.\n2. 박사\n영어로 한다."
     item = _item(1, "세칙 제7조", same)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from geungeo.text.structure import (
     AMENDMENT,
     ARTICLE_PREFIX,
+    ARTICLE_START,
     BARE_HEADING,
     CIRCLED,
     LIST_ITEM,
@@ -131,12 +132,17 @@ def _blocks(lines: list[str]) -> list[_Block]:
 
 # What ends an item that says something itself: a sentence end, a colon, a closing note.
 _ITEM_END = re.compile(r"[.다:：>\]]\)?$")
-# What never continues an item: a 항, an article, a note ("<…>", "[…]"), a numbered 부칙 point ("(97) …").
-_NOT_ITEM_BODY = re.compile(rf"^([{CIRCLED}<\[［]|제\s*\d+\s*조|\(\d+\))")
+# What never continues an item: a 항, a note ("<…>", "[…]"), a numbered 부칙 point ("(97) …"); and (below) an
+# article's or a heading's first line.
+_NOT_ITEM_BODY = re.compile(rf"^([{CIRCLED}<\[［]|\(\d+\))")
 
 
 def _is_body_of(item: str, line: str) -> bool:
-    return "\n" not in item and not _ITEM_END.search(item) and not _NOT_ITEM_BODY.match(line) and not BARE_HEADING.match(line)
+    return (
+        "\n" not in item
+        and not _ITEM_END.search(item)
+        and not any(p.match(line) for p in (_NOT_ITEM_BODY, ARTICLE_START, BARE_HEADING))
+    )
 
 
 @dataclass(frozen=True)
