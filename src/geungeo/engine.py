@@ -118,9 +118,18 @@ def drop_index(settings: Settings) -> None:
     drop_store(settings)
 
 
+def limit_blas_threads(threads: int) -> None:
+    """Give NumPy's BLAS ``threads`` threads (0: leave them as they are), process-wide (threadpoolctl)."""
+    if threads:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads, user_api="blas")
+
+
 def build_engine(settings: Settings | None = None) -> Engine:
     """Build the engine the settings describe (creates the data directory if needed)."""
     settings = settings or Settings()
+    limit_blas_threads(settings.blas_threads)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     embedder: Embedder = get_cached_embedder(settings)
     store = open_store(settings, IndexSignature(embedder.name, embedder.dim, index_terms_id(settings)))

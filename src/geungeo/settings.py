@@ -67,6 +67,13 @@ class Settings(BaseSettings):
     )
     bm25_k1: float = Field(1.2, gt=0.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5 measured best on the shared sets).")
+    blas_threads: int = Field(
+        1,
+        ge=0,
+        description="Threads of NumPy's BLAS. A question's matrix work is small (a query vector against the chunk "
+        "vectors); BLAS's extra threads spin after each call and take the cores that Kiwi and ONNX Runtime need "
+        "(benchmarks/reports/dense_exact.md). 0: BLAS's own default.",
+    )
     dense_exact_max_mb: int = Field(
         512,
         ge=0,
