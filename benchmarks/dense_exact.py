@@ -6,7 +6,9 @@
    vectors, top 200 (the candidates a retriever gives fusion): each question is searched in two fresh processes per
    mode, and the report counts the questions whose top 200 differ between the two processes, the overlap of HNSW's
    top 200 with the exact one, and the latency of each.
-2. ``--synthetic N``: N random unit vectors of the same dimension (the statute book has 124,040 chunks), written to a
+2. ``--asks``: 80 shared questions answered in this process in both modes, with NumPy's BLAS at the machine's
+   default threads and at one (``GEUNGEO_BLAS_THREADS``, the default).
+3. ``--synthetic N``: N random unit vectors of the same dimension (the statute book has 124,040 chunks), written to a
    throw-away store: latency of both modes over the whole store and inside one document (a named-statute search), and
    HNSW's overlap with the exact top 200 (random vectors are the hard case for HNSW, real ones cluster).
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -150,11 +153,50 @@ def synthetic_part(n: int, dim: int, doc_chunks: int = 70) -> list[str]:
     return lines
 
 
+def ask_part(work: Path, shared: Path, n: int = 80) -> list[str]:
+    """Whole questions (extractive answers, in this process) in both modes, with NumPy's BLAS at the machine's
+    default threads and at one (``GEUNGEO_BLAS_THREADS``)."""
+    from threadpoolctl import threadpool_limits
+
+    from geungeo.engine import build_engine
+    from geungeo.graph.runner import QueryRunner
+
+    questions = [q.question for f in FILES[:3] for q in load_questions(shared / "questions" / f)][:n]
+    lines = [
+        f"## Whole questions: {len(questions)} shared questions asked in this process, extractive answers",
+        "",
+        "| BLAS threads | mode | ask p50 ms | ask p95 ms |",
+        "|---|---|---|---|",
+    ]
+    cores = os.cpu_count() or 1
+    for blas in (cores, 1):
+        for mode, mb in MODES.items():
+            with threadpool_limits(limits=cores, user_api="blas"):  # restored after each configuration
+                settings = Settings(
+                    data_dir=work / "e5-onnx", embed_provider="e5-onnx", dense_exact_max_mb=mb,
+                    blas_threads=0 if blas == cores else blas,
+                )
+                runner = QueryRunner(build_engine(settings), llm=None)
+                for q in questions[:3]:
+                    list(runner.stream(q, cache_enabled=False))
+                ms = []
+                for q in questions:
+                    started = time.perf_counter()
+                    list(runner.stream(q, cache_enabled=False))
+                    ms.append((time.perf_counter() - started) * 1000)
+                runner.engine.close()
+            p50, p95 = percentiles(ms)
+            label = f"{blas} (the machine's default)" if blas == cores else f"{blas} (geungeo's default)"
+            lines.append(f"| {label} | {mode} | {p50:.0f} | {p95:.0f} |")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--shared", type=Path, default=SHARED)
     ap.add_argument("--synthetic", type=int, default=0, help="also N random vectors in a throw-away store")
+    ap.add_argument("--asks", action="store_true", help="also whole questions in both modes, BLAS threads default and 1")
     ap.add_argument("--child", choices=sorted(MODES), help=argparse.SUPPRESS)
     ap.add_argument("paths", nargs="*", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "dense_exact.md")
@@ -171,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         *corpus_part(args.work, args.shared),
     ]
+    if args.asks:
+        report += ["", *ask_part(args.work, args.shared)]
     if args.synthetic:
         report += ["", *synthetic_part(args.synthetic, 384)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
