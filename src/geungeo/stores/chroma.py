@@ -64,7 +64,6 @@ def _chroma_meta(chunk: Chunk) -> dict[str, str | int | float | bool]:
 # Without the exact dense index, a dense search inside named documents scores their chunks exactly when they are at
 # most this many.
 EXACT_SCOPE_CHUNKS = 5000
-_READ_BATCH = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,15 +302,12 @@ class ChromaStore(ChunkStore):
             return previous
         stamps = {d.doc_id: f"{d.content_hash}@{d.ingested_at!r}" for d in self.catalog.documents("complete")}
         docs = [str(m.get("doc_id", "")) for m in sparse.metas]
-        return previous.rebuilt(sparse.generation, sparse.ids, docs, stamps, self._read_vectors)
+        return previous.rebuilt(sparse.generation, sparse.ids, docs, stamps, self.signature.dim, self._read_vectors)
 
     def _read_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for start in range(0, len(ids), _READ_BATCH):
-            got = self.collection.get(ids=list(ids[start : start + _READ_BATCH]), include=["embeddings"])
-            embeddings = got["embeddings"] if got["embeddings"] is not None else []
-            out.update(zip(got["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=True))
-        return out
+        got = self.collection.get(ids=list(ids), include=["embeddings"])
+        embeddings = got["embeddings"] if got["embeddings"] is not None else []
+        return dict(zip(got["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=True))
 
     def size_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())

@@ -5,7 +5,7 @@ process got (about one candidate in 200 differed), which moved fused scores and 
 size limit the embedded store therefore searches this matrix instead. It is derived data like the BM25 index: rebuilt
 with it for the same catalog generation, in the same chunk order (so a filter's mask serves both), saved atomically,
 and memory-mapped when loaded so that processes on one store share its pages. A rebuild reads from Chroma only the
-vectors of documents written since the last one.
+vectors of documents written since the last one, a batch at a time.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+READ_BATCH = 5000
+"""Rows copied, read from the vector store or checked at a time."""
 
 VectorReader = Callable[[Sequence[str]], dict[str, np.ndarray]]
 """Reads the stored vectors of some chunk ids (ids without a vector are left out)."""
@@ -53,31 +56,45 @@ class DenseIndex:
         return self.generation == generation and self.ids == list(ids)
 
     def rebuilt(
-        self, generation: int, ids: list[str], docs: Sequence[str], stamps: dict[str, str], read: VectorReader
+        self,
+        generation: int,
+        ids: list[str],
+        docs: Sequence[str],
+        stamps: dict[str, str],
+        dim: int,
+        read: VectorReader,
     ) -> DenseIndex:
         """A new index of ``ids`` (chunk i belongs to document ``docs[i]``, whose version is ``stamps``), saved
         atomically in place of this one: rows of documents unchanged since this one was built are copied, the others
-        read with ``read``. Readers of this index are not disturbed (its file stays mapped until they let go)."""
-        old_row = {cid: i for i, cid in enumerate(self.ids)}
-        reuse = [
-            (i, old_row[cid])
-            for i, (cid, doc) in enumerate(zip(ids, docs, strict=True))
-            if cid in old_row and doc in stamps and self.stamps.get(doc) == stamps[doc]
-        ]
-        reused = {i for i, _ in reuse}
-        fresh = read([cid for i, cid in enumerate(ids) if i not in reused])
-        dim = self._matrix.shape[1] if reuse else next((len(v) for v in fresh.values()), 0)
-        matrix = np.zeros((len(ids), dim), dtype=np.float32)
-        if reuse:
-            new_rows, old_rows = (np.array(rows, dtype=np.int64) for rows in zip(*reuse, strict=True))
-            matrix[new_rows] = self._matrix[old_rows]
-        for i, cid in enumerate(ids):
-            if cid in fresh:
-                vector = np.asarray(fresh[cid], dtype=np.float32)
-                matrix[i] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        read with ``read``, :data:`READ_BATCH` at a time, straight into the new file (memory stays at one batch
+        whatever the store's size). Readers of this index are not disturbed (its file stays mapped until they let
+        go)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         name = f"vectors-{uuid.uuid4().hex}.npy"  # a fresh file each time: the state is the one thing replaced
-        np.save(self.directory / name, matrix)
+        matrix = np.lib.format.open_memmap(self.directory / name, mode="w+", dtype=np.float32, shape=(len(ids), dim))
+        old_row = {cid: i for i, cid in enumerate(self.ids)} if self._matrix.shape[1:] == (dim,) else {}
+        todo: list[int] = []
+        for start in range(0, len(ids), READ_BATCH):
+            rows = range(start, min(start + READ_BATCH, len(ids)))
+            kept = [
+                (i, old_row[ids[i]])
+                for i in rows
+                if ids[i] in old_row and docs[i] in stamps and self.stamps.get(docs[i]) == stamps[docs[i]]
+            ]
+            if kept:
+                new_rows, old_rows = (np.array(r, dtype=np.int64) for r in zip(*kept, strict=True))
+                matrix[new_rows] = self._matrix[old_rows]
+            copied = {i for i, _ in kept}
+            todo += [i for i in rows if i not in copied]
+        for start in range(0, len(todo), READ_BATCH):
+            batch = todo[start : start + READ_BATCH]
+            fresh = read([ids[i] for i in batch])
+            for i in batch:
+                if ids[i] in fresh:
+                    vector = np.asarray(fresh[ids[i]], dtype=np.float32)
+                    matrix[i] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        matrix.flush()
+        del matrix
         state = {"generation": generation, "vectors": name, "ids": ids, "stamps": stamps}
         tmp = self.directory / f"state-{uuid.uuid4().hex}.tmp"
         tmp.write_text(json.dumps(state), "utf-8")
@@ -86,12 +103,14 @@ class DenseIndex:
             if stale.name != name:
                 stale.unlink(missing_ok=True)
         index = DenseIndex(self.directory)
-        index._set(generation, ids, stamps, matrix)
+        index._set(generation, ids, stamps, np.load(self.directory / name, mmap_mode="r"))
         return index
 
     def _set(self, generation: int, ids: list[str], stamps: dict[str, str], matrix: np.ndarray) -> None:
         self.generation, self.ids, self.stamps, self._matrix = generation, ids, stamps, matrix
-        self._present = np.any(matrix != 0, axis=1) if len(ids) else np.zeros(0, dtype=bool)
+        self._present = np.zeros(len(ids), dtype=bool)
+        for start in range(0, len(ids), READ_BATCH):  # a batch at a time: no temporary of the matrix's size
+            self._present[start : start + READ_BATCH] = np.any(matrix[start : start + READ_BATCH] != 0, axis=1)
 
     def search(self, vector: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
         """(id, cosine) of the best k chunks among those ``mask`` allows; ties go to the earlier chunk."""
