@@ -163,8 +163,8 @@ class ChunkStore(ABC):
     @contextmanager
     def ingesting(self) -> Iterator[None]:
         """While an ingestion of this process writes: derived indexes that readers would otherwise rebuild for
-        its writes wait for its :meth:`flush` at the end (an ingestion's new documents are searchable by their
-        vectors as each one completes, by their terms once it ends)."""
+        its writes wait for its :meth:`flush` at the end (the embedded store's new documents are searchable once
+        it ends; PostgreSQL's as each one completes)."""
         yield
 
     def close(self) -> None:  # noqa: B027 - optional hook
