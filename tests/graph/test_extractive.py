@@ -500,6 +500,32 @@ def test_the_clause_quoted_from_a_provision_is_the_one_closest_in_meaning() -> N
     assert extract(question, [ENTRY, other], None, similarity=meaning).sentences[0].item.label == "청소년 보호법 제29조"
 
 
+def test_meaning_chooses_among_all_clauses_of_the_first_provision_that_share_a_word_with_the_question() -> None:
+    """A clause saying the asked thing in other words ("월급이 깎이는" for 감봉) shares few words with the question, so
+    it fell below the coverage floor and was never compared by meaning; inside the provision retrieval ranks first,
+    every clause sharing a word with the question is now."""
+    question = "청소년 출입이 금지된 업소라도 부모와 같이 가면 들어갈 수 있나요?"
+    rule = _item(
+        1,
+        "청소년 보호법 제29조",
+        "② 청소년 출입ㆍ고용금지업소의 업주와 종사자는 출입자의 나이를 확인하여 청소년이 그 업소에 출입하지 못하게 하여야 한다.\n"
+        "④ 제2항에도 불구하고 친권자등을 동반한 청소년은 대통령령으로 정하는 바에 따라 들일 수 있다.\n"
+        "⑤ 그 밖에 필요한 사항은 대통령령으로 정한다.",
+    )
+
+    def meaning(_question: str, texts: Sequence[str]) -> list[float]:
+        return [0.95 if "그 밖에" in t else 0.9 if "동반" in t else 0.8 for t in texts]
+
+    answer = extract(question, [rule], None, similarity=meaning)
+    assert answer.sentences[0].text.startswith("④")  # shares one word ("청소년"), closest in meaning
+    assert not any(s.text.startswith("⑤") for s in answer.sentences)  # shares none: never quoted
+    # another provision still needs the coverage floor to be quoted in support
+    aside = _item(2, "청소년 보호법 제2조", "청소년이란 19세 미만인 사람을 말한다.")
+    assert [s.item.label for s in extract(question, [rule, aside], None, similarity=meaning).sentences] == [
+        "청소년 보호법 제29조", "청소년 보호법 제29조"
+    ]
+
+
 def test_a_provision_delegating_the_figure_in_its_best_covering_clause_still_delegates() -> None:
     question = "국회의원 선거에 출마할 수 있는 최소 나이는 몇 살인가요?"
     assembly = _item(
