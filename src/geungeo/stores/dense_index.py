@@ -1,11 +1,12 @@
 """Every visible chunk's vector in one saved matrix: exact cosine search, the same ranking in every process.
 
 Chroma's HNSW graph is approximate, and a process that opens the collection does not always get the top 200 another
-process got (about one candidate in 200 differed), which moved fused scores and flipped near-ties at rank 1. Up to a
-size limit the embedded store therefore searches this matrix instead. It is derived data like the BM25 index: rebuilt
-with it for the same catalog generation, in the same chunk order (so a filter's mask serves both), saved atomically,
-and memory-mapped when loaded so that processes on one store share its pages. A rebuild reads from Chroma only the
-vectors of documents written since the last one, a batch at a time.
+process got (for 42 of the 219 shared questions the top 200 differed), which moved fused scores and flipped near-ties
+at rank 1 (benchmarks/reports/dense_exact.md). Up to a size limit the embedded store therefore searches this matrix
+instead. It is derived data like the BM25 index: rebuilt with it for the same catalog generation, in the same chunk
+order (so a filter's mask serves both), saved atomically, and memory-mapped when loaded so that processes on one
+store share its pages. A rebuild reads from Chroma only the vectors of documents written since the last one, a batch
+at a time.
 """
 
 from __future__ import annotations
