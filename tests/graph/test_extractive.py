@@ -526,6 +526,21 @@ def test_meaning_chooses_among_all_clauses_of_the_first_provision_that_share_a_w
     ]
 
 
+def test_a_list_lead_admitted_by_meaning_does_not_displace_its_item_that_the_words_found() -> None:
+    """The lead sentence of a list (a table's, a 조's "다음 각 호") is compared by meaning like any clause of the first
+    provision, but when one of its own items bears on the question by its words, that item is quoted, not the whole
+    list (a 9th-semester tuition question got the whole tuition table instead of its row)."""
+    question = "질병으로 장기 요양이 필요하면 휴직할 수 있나요?"
+    text = "① 휴직 사유는 다음 각 호와 같다.\n1. 질병으로 장기 요양이 필요한 때\n2. 병역 복무를 위하여 징집된 때"
+    rule = _item(1, "교원인사규정 제8조", text)
+
+    def meaning(_question: str, texts: Sequence[str]) -> list[float]:
+        return [0.95 if "질병" in t and "병역" in t else 0.8 for t in texts]  # the whole list is closest
+
+    first = extract(question, [rule], None, similarity=meaning).sentences[0].text
+    assert "1. 질병으로 장기 요양이 필요한 때" in first and "2. 병역" not in first
+
+
 def test_a_provision_delegating_the_figure_in_its_best_covering_clause_still_delegates() -> None:
     question = "국회의원 선거에 출마할 수 있는 최소 나이는 몇 살인가요?"
     assembly = _item(

@@ -237,7 +237,11 @@ def extract(
     # Inside the provision retrieval ranks first, every clause stating a word of the question is compared by meaning
     # (one saying the asked thing in other words shares few of them: "월급이 깎이는" for 감봉).
     lead = by_rank(bearing, rank)[0].item.label if bearing else None
-    bearing += [s for s in scored if s.item.label == lead and s.item.n in best_passages and s.covers and s not in bearing]
+    bearing += [
+        s
+        for s in scored
+        if s.item.label == lead and s.item.n in best_passages and s.covers and s not in bearing and not _holds(s, bearing)
+    ]
     closeness = _closeness(question, bearing, similarity)
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
@@ -259,6 +263,11 @@ def extract(
         chosen.insert(1, own_best)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _holds(s: Sentence, others: list[Sentence]) -> bool:
+    """Whether ``s`` quotes one of ``others`` within it (a list's lead sentence with its items holds each item)."""
+    return any(o.item is s.item and o.text != s.text and o.text in s.text for o in others)
 
 
 def _with_carried_lead(item: EvidenceItem, evidence: Sequence[EvidenceItem]) -> str:
