@@ -236,16 +236,19 @@ def extract(
     rank = {item.n: i for i, item in enumerate(evidence)}
     # Inside the provision retrieval ranks first, every clause stating a word of the question is compared by meaning
     # (one saying the asked thing in other words shares few of them: "월급이 깎이는" for 감봉).
+    # A clause so admitted does not hold one the words admitted (a list's lead sentence holds its items).
     lead = by_rank(bearing, rank)[0].item.label if bearing else None
-    bearing += [
+    by_meaning = [
         s
         for s in scored
         if s.item.label == lead and s.item.n in best_passages and s.covers and s not in bearing and not _holds(s, bearing)
     ]
+    bearing += by_meaning
     closeness = _closeness(question, bearing, similarity)
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
-    first = _answering(ranked, scored[0], best_passages, quote_coverage * best, asked, asks_cases(question), sanctions, lead)
+    floor = quote_coverage * best
+    first = _answering(ranked, scored[0], best_passages, floor, asked, asks_cases(question), sanctions, by_meaning)
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
@@ -436,7 +439,7 @@ def _answering(
     asked: Sequence[Detail],
     cases: bool = False,
     sanctions: bool = True,
-    lead: str | None = None,
+    by_meaning: Sequence[Sentence] = (),
 ) -> Sentence:
     """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
     among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
@@ -444,14 +447,10 @@ def _answering(
     when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
     one retrieval trusts most among those that bear on the question. A question asking for the ``cases`` (and no
     figure) is answered by the highest-ranked bearing clause that lists conditions, when one does. A penalty's
-    figures state an asked figure only when the question asks about ``sanctions``. Inside the ``lead`` provision (the
-    first by retrieval rank whose clauses bear on the question) every clause stating a word of the question counts,
-    whatever its coverage: which one answers is for meaning to choose."""
-    bearing = [
-        s
-        for s in ranked
-        if s.item.n in passages and ((s.coverage >= floor and s.coverage > 0) or (s.item.label == lead and s.covers))
-    ]
+    figures state an asked figure only when the question asks about ``sanctions``. The clauses ``by_meaning`` (of the
+    first provision, stating a word of the question, below ``floor``) bear on it too: which one answers is for
+    meaning to choose."""
+    bearing = [s for s in ranked if s.item.n in passages and ((s.coverage >= floor and s.coverage > 0) or s in by_meaning)]
     listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
     first = listing[0] if listing else bearing[0] if bearing else best
     if asked:
