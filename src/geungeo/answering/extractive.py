@@ -232,23 +232,23 @@ def extract(
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
     best = scored[0].coverage
-    bearing = [s for s in scored if s.item.n in best_passages and s.coverage >= quote_coverage * best and s.coverage > 0]
+    floor = quote_coverage * best
+    bearing = [s for s in scored if s.item.n in best_passages and s.coverage >= floor and s.coverage > 0]
     rank = {item.n: i for i, item in enumerate(evidence)}
     # Inside the provision retrieval ranks first, every clause stating a word of the question is compared by meaning
     # (one saying the asked thing in other words shares few of them: "월급이 깎이는" for 감봉).
     # A clause so admitted does not hold one the words admitted (a list's lead sentence holds its items).
     lead = by_rank(bearing, rank)[0].item.label if bearing else None
-    by_meaning = [
+    bearing += [
         s
         for s in scored
         if s.item.label == lead and s.item.n in best_passages and s.covers and s not in bearing and not _holds(s, bearing)
     ]
-    bearing += by_meaning
     closeness = _closeness(question, bearing, similarity)
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
-    floor = quote_coverage * best
-    first = _answering(ranked, scored[0], best_passages, floor, asked, asks_cases(question), sanctions, by_meaning)
+    admitted = {id(s) for s in bearing}
+    first = _answering([s for s in ranked if id(s) in admitted], scored[0], asked, asks_cases(question), sanctions)
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
@@ -260,7 +260,7 @@ def extract(
     quoted = _whole_list(first, scored)
     penalty = _penalty(first, scored, evidence, set(linked)) if sanctions else None
     supporting = [*stating.values(), *([penalty] if penalty is not None else [])]
-    chosen = _choose(quoted, ranked, supporting, max_supporting, best_passages, quote_coverage * best)
+    chosen = _choose(quoted, ranked, supporting, max_supporting, best_passages, floor)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
@@ -432,25 +432,19 @@ def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, f
 
 
 def _answering(
-    ranked: list[Sentence],
+    bearing: list[Sentence],
     best: Sentence,
-    passages: set[int],
-    floor: float,
     asked: Sequence[Detail],
     cases: bool = False,
     sanctions: bool = True,
-    by_meaning: Sequence[Sentence] = (),
 ) -> Sentence:
-    """The answering clause: the best clause of the highest-ranked provision (one citation label, its passages
-    among ``passages``) whose best clause covers at least ``floor``, and of its clauses one stating every figure
-    ``asked`` for when there is one (``ranked``: the clauses by retrieval rank; ``best``: the best-covering one,
-    when none qualifies). Retrieval ranks whole passages better than word coverage does, so the provision is the
-    one retrieval trusts most among those that bear on the question. A question asking for the ``cases`` (and no
-    figure) is answered by the highest-ranked bearing clause that lists conditions, when one does. A penalty's
-    figures state an asked figure only when the question asks about ``sanctions``. The clauses ``by_meaning`` (of the
-    first provision, stating a word of the question, below ``floor``) bear on it too: which one answers is for
-    meaning to choose."""
-    bearing = [s for s in ranked if s.item.n in passages and ((s.coverage >= floor and s.coverage > 0) or s in by_meaning)]
+    """The answering clause: the first of ``bearing``, the clauses that bear on the question (in the best passages,
+    covering the floor or, in the first provision, stating a word of it; by retrieval rank of their provision, then
+    closeness in meaning), and of its provision's clauses one stating every figure ``asked`` for when there is one (``best``: the
+    best-covering clause, when none bears). Retrieval ranks whole passages better than word coverage does, so the
+    provision is the one retrieval trusts most among those that bear on the question. A question asking for the
+    ``cases`` (and no figure) is answered by the highest-ranked bearing clause that lists conditions, when one does.
+    A penalty's figures state an asked figure only when the question asks about ``sanctions``."""
     listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
     first = listing[0] if listing else bearing[0] if bearing else best
     if asked:

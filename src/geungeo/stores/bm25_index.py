@@ -33,6 +33,7 @@ class Bm25Index:
         self.metas: list[dict[str, MetaValue]] = []
         self._retriever: object | None = None
         self._mask = lru_cache(maxsize=64)(self._vector_mask)
+        self._weights = lru_cache(maxsize=64)(lambda where: self._mask(where).astype(np.float32))
         self._columns: dict[str, np.ndarray] = {}
 
     def _state_file(self) -> Path:
@@ -52,6 +53,7 @@ class Bm25Index:
         self.generation, self.ids, self.metas = state["generation"], state["ids"], state["metas"]
         self._retriever = retriever if self.ids else None
         self._mask.cache_clear()
+        self._weights.cache_clear()
         self._columns = {}
         return True
 
@@ -79,6 +81,7 @@ class Bm25Index:
         shutil.rmtree(old, ignore_errors=True)
         self.generation, self.ids, self.metas, self._retriever = generation, ids, metas, retriever
         self._mask.cache_clear()
+        self._weights.cache_clear()
         self._columns = {}
 
     def mask(self, where: Filter) -> np.ndarray:
@@ -109,11 +112,10 @@ class Bm25Index:
         """(id, score) of the best k chunks with a positive score."""
         if self._retriever is None or not terms:
             return []
-        mask = self._mask(where) if where is not None else None
-        if mask is not None and not mask.any():
+        weights = self._weights(where) if where is not None else None
+        if weights is not None and not weights.any():
             return []
         k = min(k, len(self.ids))
-        weights = mask.astype(np.float32) if mask is not None else None
         docs, scores = self._retriever.retrieve(  # type: ignore[attr-defined]
             [list(terms)], k=k, show_progress=False, weight_mask=weights, n_threads=1
         )
