@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -364,6 +365,25 @@ def test_a_dead_ingestion_process_is_a_clear_error_and_what_it_sent_stays_writte
     report = engine.ingest([docs], isolated=True)  # the next run does the rest
     assert not report.failed and {d.title for d in engine.store.documents()} == titles
     assert engine.store.count() == 18
+    engine.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="the idle scheduling class is Linux's")
+def test_the_ingestion_process_runs_only_where_a_core_would_idle(tmp_path: Path) -> None:
+    import multiprocessing
+
+    engine = build_engine(_settings(tmp_path))
+    policies: list[int] = []
+
+    def look(stage: str, done: int, total: int) -> None:
+        for child in multiprocessing.active_children():
+            if child.name == "geungeo-ingest" and child.pid:
+                with contextlib.suppress(ProcessLookupError):  # it may have ended since
+                    policies.append(os.sched_getscheduler(child.pid))
+
+    report = engine.ingest([_laws(tmp_path, 2)], progress=look, isolated=True)
+    assert not report.failed and engine.store.count() > 0
+    assert policies and set(policies) == {os.SCHED_IDLE}
     engine.close()
 
 

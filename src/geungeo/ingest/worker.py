@@ -2,7 +2,7 @@
 
 :class:`geungeo.ingest.pipeline.Ingestor` with ``isolated`` keeps only the store writes in its own process and
 takes everything else from here. The process is started with ``spawn`` (safe beside a server's threads), lowers
-its CPU priority by :data:`NICENESS` so that requests go first on shared cores, and sends each parsed file, each
+its CPU priority (:func:`lower_priority`) so that requests go first on shared cores, and sends each parsed file, each
 document with its vectors, its progress and its end through a bounded queue (memory stays flat). It exits when
 the process that started it is gone; the writer raises :class:`~geungeo.errors.IngestionError` when it dies.
 """
@@ -39,7 +39,8 @@ from geungeo.settings import Settings
 from geungeo.types import DocumentRecord
 
 NICENESS = 10
-"""How much lower the ingestion process's CPU priority is than the server's (Unix ``nice``)."""
+"""How much lower the ingestion process's CPU priority is than the server's (Unix ``nice``), where the idle scheduling
+class is not available."""
 
 _POLL_S = 0.5
 
@@ -61,6 +62,21 @@ class _End:
     sparse_seconds: float
     embed_seconds: float
     computed: int  # vectors the model computed (not read from the embedding cache)
+
+
+def lower_priority() -> None:
+    """Lower the calling process's CPU priority below the server's, before it starts any thread (threads inherit it).
+
+    Linux's idle scheduling class (``SCHED_IDLE``) runs the process only where a core would otherwise idle: with
+    nice +10 alone, a request on two cores still ran 1.3× slower at the median while an upload ingested
+    (``benchmarks/reports/upload_load.md``). Elsewhere, or where it is refused: ``nice`` +:data:`NICENESS`; where
+    neither can be set, the same priority."""
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    idle = getattr(os, "SCHED_IDLE", None)
+    if idle is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, idle, os.sched_param(0))
 
 
 class IngestionProcess:
@@ -139,8 +155,7 @@ def _main(
     parent: int,
 ) -> None:
     """The process: parse in a thread, embed here, send everything to ``out``."""
-    with contextlib.suppress(OSError):  # where it cannot be lowered: same priority
-        os.nice(NICENESS)
+    lower_priority()
 
     def send(item: object) -> None:
         while True:

@@ -17,6 +17,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from geungeo.sqlite import use_wal
@@ -34,6 +35,38 @@ def _rows_in(db: sqlite3.Connection, query: str, values: Sequence[str]) -> Itera
     for start in range(0, len(values), _IN_LIST):
         part = list(values[start : start + _IN_LIST])
         yield from db.execute(query.format(marks=",".join("?" * len(part))), part)
+
+
+_ChunkRow = tuple[str, str, int, str, str, str, str | None, str | None, str]
+_LinkRow = tuple[str, str, int, str, str, str, str]
+
+
+@dataclass(frozen=True)
+class DocumentRows:
+    """A document's catalog rows, made before its write transaction: the JSON and the citations take longer than
+    the inserts, and a reader waits for the transaction only (:meth:`Catalog.complete`)."""
+
+    chunks: list[_ChunkRow]
+    links: list[_LinkRow]
+
+    @classmethod
+    def of(cls, record: DocumentRecord, chunks: Sequence[Chunk], terms: Sequence[Sequence[str]]) -> DocumentRows:
+        return cls(
+            [
+                (c.id, c.doc_id, c.ordinal, c.header, c.text, json.dumps(c.meta, ensure_ascii=False), c.prev_id,
+                 c.next_id, json.dumps(list(t), ensure_ascii=False))
+                for c, t in zip(chunks, terms, strict=True)
+            ],
+            _link_rows(record, chunks),
+        )
+
+
+def _link_rows(record: DocumentRecord, chunks: Sequence[Chunk]) -> list[_LinkRow]:
+    """The citations of the document's articles, as rows of ``links``."""
+    return [
+        (r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail)
+        for n, r in enumerate(references.document_references(record.title, record.kind, chunks))
+    ]
 
 
 _SCHEMA = """
@@ -138,24 +171,17 @@ class Catalog:
         )
         self._bump()
 
-    def complete(self, record: DocumentRecord, chunks: Sequence[Chunk], terms: Sequence[Sequence[str]]) -> None:
-        """Replace the document's chunk rows and mark it complete, in one transaction."""
+    def complete(self, record: DocumentRecord, rows: DocumentRows) -> None:
+        """Replace the document's chunk rows and citations with ``rows`` and mark it complete, in one transaction."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM chunks WHERE doc_id = ?", (record.doc_id,))
-            self.db.executemany(
-                f"INSERT INTO chunks ({_CHUNK_COLS}, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (c.id, c.doc_id, c.ordinal, c.header, c.text, json.dumps(c.meta, ensure_ascii=False),
-                     c.prev_id, c.next_id, json.dumps(list(t), ensure_ascii=False))
-                    for c, t in zip(chunks, terms, strict=True)
-                ],
-            )
-            self._write_links(record, chunks)
+            self.db.executemany(f"INSERT INTO chunks ({_CHUNK_COLS}, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.chunks)
+            self._write_links(record.doc_id, rows.links)
             self.db.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLS}, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'complete')",
                 (record.doc_id, record.source, record.title, record.kind, record.code, record.content_hash,
-                 len(chunks), record.origin, time.time()),
+                 len(rows.chunks), record.origin, time.time()),
             )
             self._bump()
 
@@ -201,15 +227,12 @@ class Catalog:
             yield str(id_), json.loads(meta), json.loads(terms)
 
     # --- links -------------------------------------------------------------------
-    def _write_links(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+    def _write_links(self, doc_id: str, rows: Sequence[_LinkRow]) -> None:
         """Replace the document's citations (inside the caller's transaction)."""
-        self.db.execute("DELETE FROM links WHERE doc_id = ?", (record.doc_id,))
+        self.db.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
         self.db.executemany(
             "INSERT INTO links (source_id, doc_id, ord, target_key, target, article, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail)
-                for n, r in enumerate(references.document_references(record.title, record.kind, chunks))
-            ],
+            rows,
         )
 
     def relink(self) -> None:
@@ -218,7 +241,7 @@ class Catalog:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM links")
             for record in self.documents("complete"):
-                self._write_links(record, self.chunks_of(record.doc_id))
+                self._write_links(record.doc_id, _link_rows(record, self.chunks_of(record.doc_id)))
             self.set_meta("links_version", str(references.VERSION))
 
     _LINK_COLS = "doc_id, source_id, target, article, detail"

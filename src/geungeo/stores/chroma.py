@@ -28,7 +28,7 @@ from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
 from geungeo.stores.bm25_index import Bm25Index
-from geungeo.stores.catalog import Catalog
+from geungeo.stores.catalog import Catalog, DocumentRows
 from geungeo.stores.dense_index import DenseIndex
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, MetaValue
@@ -141,6 +141,7 @@ class ChromaStore(ChunkStore):
         document's vectors, and Chroma's own work (its Rust side, without the GIL) goes on beside the readers."""
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
+        rows = DocumentRows.of(record, chunks, terms)  # before the guarded steps: readers do not wait for it
         with guard():
             self.catalog.mark_pending(record)
         self._vectors = None
@@ -154,7 +155,7 @@ class ChromaStore(ChunkStore):
             )
         with guard():
             self._vectors = None  # a search during the add counted part of the collection; none runs now
-            self.catalog.complete(record, chunks, terms)
+            self.catalog.complete(record, rows)
 
     def delete_document(self, doc_id: str) -> int:
         self._vectors = None
