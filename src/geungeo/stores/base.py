@@ -17,12 +17,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from geungeo.filters import Filter
+from geungeo.text import references
 from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, Link
 
 WriteGuard = Callable[[], AbstractContextManager[object]]
 """What a store's writes are made under (a service's writer lock), so that readers wait for one step at most."""
+
+LinkRow = tuple[str, str, int, str, str, str, str]
+"""A citation as both stores keep it: (citing chunk, citing document, order, cited title squashed, cited title,
+article, detail)."""
+
+
+def link_rows(record: DocumentRecord, chunks: Sequence[Chunk]) -> list[LinkRow]:
+    """The citations of the document's article chunks, as link rows. Finding them takes longer than writing them,
+    so a store makes them before it takes its ``guard``."""
+    return [
+        (r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail)
+        for n, r in enumerate(references.document_references(record.title, record.kind, chunks))
+    ]
 
 
 @dataclass(frozen=True, slots=True)

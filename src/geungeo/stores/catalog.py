@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from geungeo.sqlite import use_wal
+from geungeo.stores.base import LinkRow, link_rows
 from geungeo.text import references
 from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
@@ -38,7 +39,6 @@ def _rows_in(db: sqlite3.Connection, query: str, values: Sequence[str]) -> Itera
 
 
 _ChunkRow = tuple[str, str, int, str, str, str, str | None, str | None, str]
-_LinkRow = tuple[str, str, int, str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class DocumentRows:
     the inserts, and a reader waits for the transaction only (:meth:`Catalog.complete`)."""
 
     chunks: list[_ChunkRow]
-    links: list[_LinkRow]
+    links: list[LinkRow]
 
     @classmethod
     def of(cls, record: DocumentRecord, chunks: Sequence[Chunk], terms: Sequence[Sequence[str]]) -> DocumentRows:
@@ -57,16 +57,8 @@ class DocumentRows:
                  c.next_id, json.dumps(list(t), ensure_ascii=False))
                 for c, t in zip(chunks, terms, strict=True)
             ],
-            _link_rows(record, chunks),
+            link_rows(record, chunks),
         )
-
-
-def _link_rows(record: DocumentRecord, chunks: Sequence[Chunk]) -> list[_LinkRow]:
-    """The citations of the document's articles, as rows of ``links``."""
-    return [
-        (r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail)
-        for n, r in enumerate(references.document_references(record.title, record.kind, chunks))
-    ]
 
 
 _SCHEMA = """
@@ -227,7 +219,7 @@ class Catalog:
             yield str(id_), json.loads(meta), json.loads(terms)
 
     # --- links -------------------------------------------------------------------
-    def _write_links(self, doc_id: str, rows: Sequence[_LinkRow]) -> None:
+    def _write_links(self, doc_id: str, rows: Sequence[LinkRow]) -> None:
         """Replace the document's citations (inside the caller's transaction)."""
         self.db.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
         self.db.executemany(
@@ -241,7 +233,7 @@ class Catalog:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM links")
             for record in self.documents("complete"):
-                self._write_links(record.doc_id, _link_rows(record, self.chunks_of(record.doc_id)))
+                self._write_links(record.doc_id, link_rows(record, self.chunks_of(record.doc_id)))
             self.set_meta("links_version", str(references.VERSION))
 
     _LINK_COLS = "doc_id, source_id, target, article, detail"

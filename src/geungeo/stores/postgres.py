@@ -28,7 +28,7 @@ from geungeo.errors import StoreError
 from geungeo.filters import Filter
 from geungeo.settings import Settings
 from geungeo.stores import pg_queries
-from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
+from geungeo.stores.base import ChunkStore, IndexSignature, LinkRow, WriteGuard, link_rows
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
 from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
 from geungeo.text import references
@@ -149,6 +149,7 @@ class PostgresStore(ChunkStore):
             "code": record.code, "content_hash": record.content_hash, "chunk_count": len(chunks),
             "term_count": sum(map(len, usable)), "origin": record.origin,
         }
+        links = link_rows(record, chunks)  # before the guard: readers do not wait for it
         try:
             with guard(), self._connection() as conn, conn.transaction():
                 conn.execute(pg_queries.UPSERT_DOCUMENT, params)
@@ -161,7 +162,7 @@ class PostgresStore(ChunkStore):
                         for chunk, terms in zip(chunks, usable, strict=True):
                             for term, tf in Counter(terms).items():
                                 copy.write_row((term, chunk.id, tf, len(terms)))
-                self._write_links(conn, record, chunks)
+                self._write_links(conn, links)
         except psycopg.IntegrityError as exc:
             raise StoreError(f"{record.source}: {exc}") from exc
 
@@ -181,12 +182,11 @@ class PostgresStore(ChunkStore):
 
     # --- links -------------------------------------------------------------------
     @staticmethod
-    def _write_links(conn: psycopg.Connection[Any], record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        """COPY the document's citations (inside the caller's transaction, after its old ones were deleted)."""
-        found = references.document_references(record.title, record.kind, chunks)
+    def _write_links(conn: psycopg.Connection[Any], rows: Sequence[LinkRow]) -> None:
+        """COPY a document's citations (inside the caller's transaction, after its old ones were deleted)."""
         with conn.cursor() as cur, cur.copy(pg_queries.COPY_LINKS) as copy:
-            for n, r in enumerate(found):
-                copy.write_row((r.source, record.doc_id, n, squash(r.doc), r.doc, r.article, r.detail))
+            for row in rows:
+                copy.write_row(row)
 
     def _check_links(self) -> None:
         """Derive the citations again from the stored chunks when they were made by other rules."""
@@ -200,7 +200,7 @@ class PostgresStore(ChunkStore):
                 rows = conn.execute(
                     f"SELECT {pg_queries.CHUNK_COLS} FROM chunks WHERE doc_id = %s ORDER BY ordinal", (record.doc_id,)
                 ).fetchall()
-                self._write_links(conn, record, [_chunk(r) for r in rows])
+                self._write_links(conn, link_rows(record, [_chunk(r) for r in rows]))
             conn.execute(
                 "INSERT INTO links_version (version) VALUES (%s) "
                 "ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version",

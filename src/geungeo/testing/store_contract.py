@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from geungeo.embeddings.e5_onnx import VECTOR_NAMES
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Or, Range, matches
 from geungeo.stores.base import ChunkStore, IndexSignature
+from geungeo.text import references
 from geungeo.types import Chunk, DocumentRecord, chunk_id
 
 DIM = 8
@@ -131,6 +133,35 @@ class StoreContract:
         store.replace_document(*make_doc("g1", 2), guard=guard)
         assert entered and entered[::2] == ["in"] * (len(entered) // 2) and entered[-1] == "out"
         assert [d.doc_id for d in store.documents()] == ["g1"] and store.count() == 2
+
+    def test_a_write_finds_its_citations_before_it_takes_its_guard(
+        self, store: ChunkStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Finding a document's citations takes longer than writing them: readers waiting on ``guard`` must not
+        wait for it. The citations are still written with the document."""
+        held: list[bool] = []
+        finding: list[bool] = []
+
+        @contextmanager
+        def guard() -> Iterator[None]:
+            held.append(True)
+            try:
+                yield
+            finally:
+                held.pop()
+
+        real = references.document_references
+
+        def find(*args: Any) -> list[references.Reference]:
+            finding.append(bool(held))
+            return real(*args)
+
+        monkeypatch.setattr(references, "document_references", find)
+        doc = article_doc("law", "시험법", [("제1조", "이 법은 시험을 정한다."), ("제2조", "제1조의 시험은 검사를 말한다.")])
+        store.replace_document(*doc, guard=guard)
+        store.flush()
+        assert finding == [False]
+        assert [(lk.article, lk.targets) for lk in store.links_from(["law-00001"])] == [("제1조", ("law-00000",))]
 
     def test_delete(self, store: ChunkStore) -> None:
         self._fill(store)
