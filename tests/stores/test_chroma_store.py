@@ -5,8 +5,6 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from geungeo.filters import And, Eq, In, Range
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature
 from geungeo.stores.chroma import ChromaStore, to_chroma_where
-from geungeo.testing.store_contract import SIGNATURE, MakeStore, StoreContract, article_doc, make_doc
+from geungeo.testing.store_contract import SIGNATURE, HeldGuard, MakeStore, StoreContract, article_doc, make_doc
 from geungeo.text import references
 from geungeo.types import Chunk, DocumentRecord
 
@@ -64,22 +62,14 @@ def test_a_writes_guard_is_held_for_the_catalog_steps_not_for_chromas_work(
     between, while the document is pending, so a search then waits for neither (it skips the pending vectors)."""
     store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
     store.replace_document(*make_doc("d1", 3))
-    held: list[bool] = []
+    guard = HeldGuard()
     steps: list[tuple[str, bool]] = []
-
-    @contextmanager
-    def guard() -> Iterator[None]:
-        held.append(True)
-        try:
-            yield
-        finally:
-            held.pop()
 
     for name in ("delete", "add"):
         real = getattr(store.collection, name)
 
         def record(*args: Any, _name: str = name, _real: Any = real, **kwargs: Any) -> Any:
-            steps.append((_name, bool(held)))
+            steps.append((_name, guard.held))
             assert store.pending() == ["d1"]  # readers see the old version gone, not half of the new one
             assert not any(cid.startswith("d1") for cid, _ in store.dense_search(np.ones(SIGNATURE.dim), 10))
             return _real(*args, **kwargs)
@@ -87,7 +77,7 @@ def test_a_writes_guard_is_held_for_the_catalog_steps_not_for_chromas_work(
         monkeypatch.setattr(store.collection, name, record)
     for name in ("mark_pending", "complete"):
         real = getattr(store.catalog, name)
-        monkeypatch.setattr(store.catalog, name, lambda *a, _n=name, _r=real: (steps.append((_n, bool(held))), _r(*a))[1])
+        monkeypatch.setattr(store.catalog, name, lambda *a, _n=name, _r=real: (steps.append((_n, guard.held)), _r(*a))[1])
     store.replace_document(*make_doc("d1", 4, seed=3), guard=guard)
     assert steps == [("mark_pending", True), ("delete", False), ("add", False), ("complete", True)]
     assert store.pending() == [] and store.count() == 4

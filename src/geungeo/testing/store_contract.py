@@ -68,6 +68,25 @@ def article_doc(doc_id: str, title: str, articles: list[tuple[str, str]], *, kin
     return record, chunks, vectors, [["조문"] for _ in chunks]
 
 
+class HeldGuard:
+    """A write guard (a server's writer lock) that tells whether it is held: what a test checks a step ran under."""
+
+    def __init__(self) -> None:
+        self._depth = 0
+
+    @property
+    def held(self) -> bool:
+        return self._depth > 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+
 class StoreContract:
     """Behaviour shared by all stores."""
 
@@ -139,21 +158,12 @@ class StoreContract:
     ) -> None:
         """Finding a document's citations takes longer than writing them: readers waiting on ``guard`` must not
         wait for it. The citations are still written with the document."""
-        held: list[bool] = []
+        guard = HeldGuard()
         finding: list[bool] = []
-
-        @contextmanager
-        def guard() -> Iterator[None]:
-            held.append(True)
-            try:
-                yield
-            finally:
-                held.pop()
-
         real = references.document_references
 
         def find(*args: Any) -> list[references.Reference]:
-            finding.append(bool(held))
+            finding.append(guard.held)
             return real(*args)
 
         monkeypatch.setattr(references, "document_references", find)
