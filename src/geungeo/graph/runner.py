@@ -1,7 +1,8 @@
 """``run_query`` and ``stream_query``: the answer graph behind one small API.
 
 Every interface (CLI, HTTP, UI, MCP, agent) calls these; conversations persist in a
-LangGraph SQLite checkpointer under the data directory, keyed by conversation id.
+LangGraph SQLite checkpointer under the data directory, keyed by conversation id. A question
+asked outside a conversation runs on the same graph compiled without one: nothing of it is kept.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import functools
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,7 +31,7 @@ from geungeo.graph.corrections import Correction, Corrections
 from geungeo.graph.memory import Memory
 from geungeo.graph.modes import answer_mode
 from geungeo.graph.nodes.grading import answer_from_state
-from geungeo.graph.state import STATE_MODELS, turn_reset
+from geungeo.graph.state import STATE_MODELS, GraphState, turn_reset
 from geungeo.llm import get_chat_model
 from geungeo.retrieval.expansion import settings_lexicon
 from geungeo.retrieval.hybrid import check_query
@@ -60,6 +60,7 @@ class QueryRunner:
             data / "corrections.sqlite", self.engine.embedder, self.settings.correction_threshold
         )
         self.graph = build_graph(self._context(self.settings), self.checkpointer)
+        self._one_off = build_graph(self._context(self.settings))
 
     def _context(self, settings: Settings) -> GraphContext:
         return GraphContext(
@@ -72,11 +73,13 @@ class QueryRunner:
             corrections=self.corrections if settings.corrections_enabled else None,
         )
 
-    def _graph_for(self, overrides: dict[str, Any]) -> Any:
+    def _graph_for(self, overrides: dict[str, Any], *, remembered: bool) -> Any:
+        """The graph to run: with the checkpointer for a conversation's turn, without one for a one-off question
+        (nothing of it is kept, so writing each step's state to disk would be wasted)."""
         if not overrides:
-            return self.graph
+            return self.graph if remembered else self._one_off
         settings = self.settings.model_copy(update=overrides)
-        return build_graph(self._context(settings), self.checkpointer)
+        return build_graph(self._context(settings), self.checkpointer if remembered else None)
 
     def _input(
         self, question: str, filters: str | None, settings: Settings, llm_failure: str, deadline: float | None
@@ -127,24 +130,21 @@ class QueryRunner:
     ) -> Iterator[StreamEvent]:
         """The answer graph's events for one question (``llm_failure``, ``deadline``: carried over from a mode
         that falls back to the graph, so that a failed model is not asked again and the deadline stays)."""
-        graph = self._graph_for(overrides)
+        graph = self._graph_for(overrides, remembered=bool(conversation_id))
         settings = self.settings.model_copy(update=overrides) if overrides else self.settings
-        thread_id = conversation_id or f"once-{uuid.uuid4().hex}"
-        config = {"configurable": {"thread_id": thread_id}}
+        config = {"configurable": {"thread_id": conversation_id}} if conversation_id else {}
         turn = self._input(question, filters, settings, llm_failure, deadline)
-        try:
-            for mode, chunk in graph.stream(turn, config, stream_mode=["updates", "custom"]):
-                if mode == "custom":
-                    yield chunk
-                    continue
+        state: GraphState = {}
+        for mode, chunk in graph.stream(turn, config, stream_mode=["updates", "custom", "values"]):
+            if mode == "values":
+                state = chunk
+            elif mode == "custom":
+                yield chunk
+            else:
                 for node, update in chunk.items():
                     steps = (update or {}).get("flow_log") or [FlowStep(node=node, seconds=0.0)]
                     step = steps[-1]
                     yield {"type": "node", "node": node, "seconds": step.seconds, "llm_calls": step.llm_calls, "note": step.note}
-            state = graph.get_state(config).values
-        finally:
-            if conversation_id is None:  # a one-off question keeps no memory (its checkpoints would pile up on disk)
-                self.checkpointer.delete_thread(thread_id)
         answer = answer_from_state(state)
         answer.flow_log = list(state.get("flow_log", []))
         answer.llm_calls = sum(s.llm_calls for s in answer.flow_log)
