@@ -132,10 +132,11 @@ class QueryRunner:
         that falls back to the graph, so that a failed model is not asked again and the deadline stays)."""
         graph = self._graph_for(overrides, remembered=bool(conversation_id))
         settings = self.settings.model_copy(update=overrides) if overrides else self.settings
-        config = {"configurable": {"thread_id": conversation_id}} if conversation_id else {}
+        # a conversation's turn is kept when the graph ends (no step is ever resumed, so each step's would be wasted)
+        kept = {"config": {"configurable": {"thread_id": conversation_id}}, "durability": "exit"} if conversation_id else {}
         turn = self._input(question, filters, settings, llm_failure, deadline)
         state: GraphState = {}
-        for mode, chunk in graph.stream(turn, config, stream_mode=["updates", "custom", "values"]):
+        for mode, chunk in graph.stream(turn, stream_mode=["updates", "custom", "values"], **kept):
             if mode == "values":
                 state = chunk
             elif mode == "custom":
