@@ -288,6 +288,22 @@ def test_lookup_sees_documents_ingested_later(engine: Engine, tmp_path: Path) ->
     assert later is not None and later.found and "최저임금을 정한다" in later.text
 
 
+def test_lookup_sees_a_document_renamed_in_place(engine: Engine, tmp_path: Path) -> None:
+    """A document written again under another title, with as many chunks as before, is known by its new title:
+    the lookup's list of documents follows the documents, not the number of chunks."""
+    lookup = StructuralLookup(engine.store)
+    count = engine.store.count()
+    renamed = tmp_path / "docs" / "근로기준법.md"
+    purpose = "이 법은 근로조건의 기준을 정함을 목적으로 한다."
+    renamed.write_text(LAW.format(title="근로조건법", purpose=purpose, long=LONG), "utf-8")
+    before = lookup.answer("근로기준법 제1조")
+    assert before is not None and before.found
+    engine.ingest([renamed])
+    assert engine.store.count() == count  # the same number of chunks: nothing else tells the change
+    now = lookup.answer("근로조건법 제1조")
+    assert now is not None and now.found and "근로조건법" in now.text
+
+
 # --- the shared corpus --------------------------------------------------------------------------
 
 # Requests beyond the gold file that the shortcut must also answer on the real book.

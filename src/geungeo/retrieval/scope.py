@@ -87,18 +87,19 @@ class DocumentScope:
 
 
 class StoredDocuments:
-    """A store's documents (by code, title) and their name matcher, rebuilt when the store's chunk count changes.
+    """A store's documents (by code, title) and their name matcher, rebuilt when the store's documents change.
 
     Shared by retrieval (document scoping) and the structural lookups, so both see the same snapshot.
     """
 
     def __init__(self, store: ChunkStore) -> None:
         self.store = store
-        self._cache: tuple[int, list[DocumentRecord], DocumentScope] | None = None
+        self._cache: tuple[list[DocumentRecord], DocumentScope] | None = None
 
     def current(self) -> tuple[list[DocumentRecord], DocumentScope]:
-        size = self.store.count()
-        if self._cache is None or self._cache[0] != size:
-            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
-            self._cache = (size, docs, DocumentScope.build(docs))
-        return self._cache[1], self._cache[2]
+        """The documents now (each record names its content and time of writing, so a document written again under
+        another title is seen even with as many chunks as before) and their matcher, built again only on a change."""
+        docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
+        if self._cache is None or self._cache[0] != docs:
+            self._cache = (docs, DocumentScope.build(docs))
+        return self._cache
