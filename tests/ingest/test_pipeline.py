@@ -18,6 +18,7 @@ import pytest
 from geungeo.engine import build_engine
 from geungeo.ingest.base import Loader, loader
 from geungeo.settings import Settings
+from geungeo.testing.store_contract import HeldGuard
 from geungeo.types import Document, Element
 from tests.conftest import CORPUS, need_shared
 
@@ -384,6 +385,27 @@ def test_the_ingestion_process_runs_only_where_a_core_would_idle(tmp_path: Path)
     report = engine.ingest([_laws(tmp_path, 2)], progress=look, isolated=True)
     assert not report.failed and engine.store.count() > 0
     assert policies and set(policies) == {os.SCHED_IDLE}
+    engine.close()
+
+
+def test_the_final_index_rebuild_does_not_hold_readers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ingestion's last step rebuilds the derived indexes (1.4 s of the server's interpreter after the 규정집
+    upload, benchmarks/reports/upload_load.md); readers search the indexes they have meanwhile, so it does not take
+    the writer's guard, which every request would wait for. Each document's write still takes it."""
+    engine = build_engine(_settings(tmp_path))
+    guard = HeldGuard()
+    flushes: list[bool] = []
+    real = engine.store.flush
+    monkeypatch.setattr(engine.store, "flush", lambda: (flushes.append(guard.held), real())[1])
+    writes: list[bool] = []
+    replace = engine.store.replace_document
+    monkeypatch.setattr(
+        engine.store, "replace_document", lambda *a, **k: (writes.append(k["guard"] is guard), replace(*a, **k))[1]
+    )
+    report = engine.ingest([_laws(tmp_path)], write_guard=guard)
+    assert report.documents == 3 and writes == [True] * 3
+    assert flushes == [False]
+    assert engine.search("연차 유급휴가", k=3)  # the rebuilt index answers
     engine.close()
 
 

@@ -163,9 +163,8 @@ class Ingestor:
                         child.add_to(report)
                 else:
                     self._run_threaded(todo, known, report, progress, len(files))
-        finally:
-            with self.write_guard():
-                self.store.flush()
+        finally:  # not under the writer's guard: readers search the indexes they have until the new ones are swapped in
+            self.store.flush()
         report.seconds = time.perf_counter() - started
         return report
 

@@ -138,7 +138,9 @@ class ChromaStore(ChunkStore):
     ) -> None:
         """Hide the document (pending), replace its vectors in Chroma, then write its rows and show it, in one
         catalog transaction; ``guard`` is held for the catalog's two steps only: a search meanwhile skips the pending
-        document's vectors, and Chroma's own work (its Rust side, without the GIL) goes on beside the readers."""
+        document's vectors. chromadb holds the GIL through each call (about 20 ms for a regulation's chunks), so the
+        readers share the interpreter with it either way; holding the guard around it too measured no different
+        (benchmarks/reports/upload_load.md)."""
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
         rows = DocumentRows.of(record, chunks, terms)  # before the guarded steps: readers do not wait for it
