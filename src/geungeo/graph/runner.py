@@ -132,7 +132,7 @@ class QueryRunner:
         that falls back to the graph, so that a failed model is not asked again and the deadline stays)."""
         graph = self._graph_for(overrides, remembered=bool(conversation_id))
         settings = self.settings.model_copy(update=overrides) if overrides else self.settings
-        # a conversation's turn is kept when the graph ends (no step is ever resumed, so each step's would be wasted)
+        # a conversation's turn is written once, when the graph ends: no run resumes from a step's checkpoint
         kept = {"config": {"configurable": {"thread_id": conversation_id}}, "durability": "exit"} if conversation_id else {}
         turn = self._input(question, filters, settings, llm_failure, deadline)
         state: GraphState = {}

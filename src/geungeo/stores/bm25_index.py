@@ -50,11 +50,7 @@ class Bm25Index:
             return False
         if state.get("k1") != self.k1 or state.get("b") != self.b:
             return False
-        self.generation, self.ids, self.metas = state["generation"], state["ids"], state["metas"]
-        self._retriever = retriever if self.ids else None
-        self._mask.cache_clear()
-        self._weights.cache_clear()
-        self._columns = {}
+        self._use(state["generation"], state["ids"], state["metas"], retriever if state["ids"] else None)
         return True
 
     def build(
@@ -79,6 +75,10 @@ class Bm25Index:
             self.directory.rename(old)
         tmp.rename(self.directory)
         shutil.rmtree(old, ignore_errors=True)
+        self._use(generation, ids, metas, retriever)
+
+    def _use(self, generation: int, ids: list[str], metas: list[dict[str, MetaValue]], retriever: object | None) -> None:
+        """Search ``retriever`` over these chunks from now on; what was derived from the previous ones is forgotten."""
         self.generation, self.ids, self.metas, self._retriever = generation, ids, metas, retriever
         self._mask.cache_clear()
         self._weights.cache_clear()
