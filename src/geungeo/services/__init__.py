@@ -96,8 +96,8 @@ class Services:
     def ingest_in_background(self, uploads: Sequence[StagedUpload]) -> Job:
         """Queue the staged uploads' ingestion as a job; a document's write takes the writer lock for the steps that
         change what readers see (hiding it, then showing it), so searches and answers wait for one such step at most,
-        never for the whole ingestion. The parsing and embedding run in an ingestion process of lower priority, so
-        requests do not share this interpreter with them."""
+        never for the whole ingestion. The parsing and embedding run in an ingestion process of lower priority and the
+        embedded store's Chroma in a process of its own, so requests do not share this interpreter with them."""
 
         def work(progress: Progress) -> IngestSummary:
             report = self.documents.ingest_uploads(uploads, progress=progress, write_guard=self.lock.write, isolated=True)

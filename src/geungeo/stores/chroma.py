@@ -2,8 +2,9 @@
 
 Layout under ``data_dir/store/``: ``catalog.sqlite`` (documents, chunk texts, terms: the
 source of truth), ``chroma/`` (a persistent Chroma directory: one vector and flat metadata
-per chunk), ``bm25/`` (the saved bm25s index and the catalog generation it reflects), ``dense/`` (every
-chunk's vector in one matrix for exact search, the same generation; see :mod:`geungeo.stores.dense_index`).
+per chunk; opened by a child process, :mod:`geungeo.stores.chroma_process`), ``bm25/`` (the saved
+bm25s index and the catalog generation it reflects), ``dense/`` (every chunk's vector in one matrix
+for exact search, the same generation; see :mod:`geungeo.stores.dense_index`).
 Write order per document: catalog row ``pending`` → Chroma delete + add → catalog chunks
 and ``complete`` in one transaction. Search only returns chunks of complete documents.
 """
@@ -11,7 +12,6 @@ and ``complete`` in one transaction. Search only returns chunks of complete docu
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -29,6 +29,7 @@ from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore, IndexSignature, WriteGuard
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog, DocumentRows
+from geungeo.stores.chroma_process import ChromaCollection
 from geungeo.stores.dense_index import DenseIndex
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, MetaValue
@@ -80,20 +81,11 @@ class ChromaStore(ChunkStore):
 
     def __init__(self, settings: Settings, signature: IndexSignature) -> None:
         self._flush_lock = threading.Lock()
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
-
         self.root = Path(settings.data_dir) / "store"
         self.catalog = Catalog(self.root / "catalog.sqlite")
         self._check_signature(signature)
         self.signature = signature
-        os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-        client = chromadb.PersistentClient(
-            path=str(self.root / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
-        )
-        self.collection = client.get_or_create_collection(
-            settings.collection, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-        )
+        self.collection = ChromaCollection(self.root / "chroma", settings.collection, {"hnsw": {"space": "cosine"}})
         self._derived = _Derived(Bm25Index(self.root / "bm25", k1=settings.bm25_k1, b=settings.bm25_b), None)
         self._dense_max_bytes = settings.dense_exact_max_mb * 2**20
         self._next_refresh = 0.0  # monotonic time before which no background rebuild starts
@@ -138,9 +130,8 @@ class ChromaStore(ChunkStore):
     ) -> None:
         """Hide the document (pending), replace its vectors in Chroma, then write its rows and show it, in one
         catalog transaction; ``guard`` is held for the catalog's two steps only: a search meanwhile skips the pending
-        document's vectors. chromadb holds the GIL through each call (about 20 ms for a regulation's chunks), so the
-        readers share the interpreter with it either way; holding the guard around it too measured no different
-        (benchmarks/reports/upload_load.md)."""
+        document's vectors. Chroma's work runs in its own process (:mod:`geungeo.stores.chroma_process`): readers
+        neither wait for it nor share an interpreter with it."""
         if len(chunks) != len(vectors) or len(chunks) != len(terms):
             raise StoreError(f"{record.source}: {len(chunks)} chunks, {len(vectors)} vectors, {len(terms)} term lists")
         rows = DocumentRows.of(record, chunks, terms)  # before the guarded steps: readers do not wait for it
@@ -318,3 +309,4 @@ class ChromaStore(ChunkStore):
     def close(self) -> None:
         with self._flush_lock:  # a background rebuild finishes before the catalog closes
             self.catalog.close()
+            self.collection.close()

@@ -29,9 +29,6 @@ def drop_store(settings: Settings) -> None:
     if not url or url.startswith("chroma"):
         import shutil
 
-        from chromadb.api.client import SharedSystemClient
-
-        SharedSystemClient.clear_system_cache()  # this process may still hold clients of the old directory
         shutil.rmtree(settings.data_dir / "store", ignore_errors=True)
     elif url.startswith(("postgresql://", "postgres://")):
         from geungeo.stores.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
