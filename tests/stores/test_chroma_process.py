@@ -95,3 +95,25 @@ def test_ctrl_c_is_left_to_the_caller(tmp_path: Path) -> None:
     time.sleep(0.3)
     assert process.is_alive() and collection.count() == 0
     collection.close()
+
+
+def test_a_call_interrupted_before_its_answer_leaves_no_stale_answer_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or any exception) between a call and its answer leaves that answer in the pipe; the next call must not
+    take it for its own (a count's 1 returned for a get)."""
+    collection = ChromaCollection(tmp_path / "chroma", "chunks", {"hnsw": {"space": "cosine"}})
+    collection.add(ids=["a"], embeddings=np.ones((1, 4), dtype=np.float32), metadatas=[{"doc_id": "d"}])
+    conn = collection._child.conn
+    assert conn is not None
+    real = conn.recv
+
+    def interrupted() -> None:  # once, as a signal would
+        monkeypatch.setattr(conn, "recv", real)
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(conn, "recv", interrupted)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        collection.count()
+    assert collection.get(ids=["a"], include=["embeddings"])["ids"] == ["a"]
+    collection.close()

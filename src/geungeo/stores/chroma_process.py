@@ -32,7 +32,7 @@ _STOP_S = 10.0
 
 
 def _context() -> Any:
-    """The fork server where the platform has one (its children start in ~20 ms with chromadb imported), else spawn."""
+    """The fork server where the platform has one (its children start with chromadb already imported), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["chromadb", __name__])
@@ -111,6 +111,9 @@ class ChromaCollection:
             except (EOFError, OSError) as exc:
                 self._child.stop()
                 raise StoreError(f"the Chroma process ended during {method} ({exc or type(exc).__name__})") from exc
+            except BaseException:  # interrupted between a call and its answer: the next call starts a new child
+                self._child.stop()
+                raise
         if answer[0] == "error":
             raise StoreError(f"Chroma {method}: {answer[1]}")
         return answer[1]
