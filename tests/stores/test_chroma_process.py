@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -55,7 +57,7 @@ def test_chroma_runs_in_a_child_that_a_crash_does_not_end_for_good(tmp_path: Pat
     process = store.collection._child.process
     assert process is not None and process.pid != os.getpid()
     process.kill()
-    process.join()
+    process.wait()
     store.replace_document(*make_doc("d2", 2, seed=2))  # the next call starts the child again
     assert store.collection.count() == 5 and store.count() == 5
     store.close()
@@ -66,13 +68,13 @@ def test_the_child_exits_when_its_store_is_closed_or_dropped(tmp_path: Path) -> 
     store.replace_document(*make_doc("d1", 3))
     first = store.collection._child.process
     store.close()
-    assert first is not None and not first.is_alive() and first.exitcode == 0
+    assert first is not None and first.poll() == 0
     again = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
     assert again.collection.count() == 3  # the directory was left whole
     second = again.collection._child.process
     del again
     gc.collect()
-    assert second is not None and not second.is_alive()
+    assert second is not None and second.poll() == 0
 
 
 def test_chromas_own_errors_come_back_as_store_errors(tmp_path: Path) -> None:
@@ -90,10 +92,10 @@ def test_ctrl_c_is_left_to_the_caller(tmp_path: Path) -> None:
     collection = ChromaCollection(tmp_path / "chroma", "chunks", {"hnsw": {"space": "cosine"}})
     assert collection.count() == 0
     process = collection._child.process
-    assert process is not None and process.pid is not None
+    assert process is not None
     os.kill(process.pid, signal.SIGINT)
     time.sleep(0.3)
-    assert process.is_alive() and collection.count() == 0
+    assert process.poll() is None and collection.count() == 0
     collection.close()
 
 
@@ -117,3 +119,25 @@ def test_a_call_interrupted_before_its_answer_leaves_no_stale_answer_behind(
         collection.count()
     assert collection.get(ids=["a"], include=["embeddings"])["ids"] == ["a"]
     collection.close()
+
+
+@pytest.mark.parametrize("how", ["stdin", "unguarded file"])
+def test_a_script_without_a_main_guard_or_from_stdin_can_write(tmp_path: Path, how: str) -> None:
+    """A ``multiprocessing`` child imports the caller's main script again: a script read from stdin could not open
+    the store ("No such file or directory: '<stdin>'"), and one without ``if __name__ == "__main__"`` ran twice."""
+    script = (
+        "from pathlib import Path\n"
+        "from geungeo.settings import Settings\n"
+        "from geungeo.stores.chroma import ChromaStore\n"
+        "from geungeo.testing.store_contract import SIGNATURE, make_doc\n"
+        f"store = ChromaStore(Settings(data_dir=Path({str(tmp_path)!r})), SIGNATURE)\n"
+        "store.replace_document(*make_doc('d1', 3))\n"
+        "print('written', store.collection.count())\n"
+    )
+    if how == "stdin":
+        run = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
+    else:
+        (tmp_path / "job.py").write_text(script, "utf-8")
+        run = subprocess.run([sys.executable, str(tmp_path / "job.py")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == ["written 3"]

@@ -3,52 +3,48 @@
 chromadb's bindings hold the GIL through every call, waiting for their own threads: an add of 20 vectors takes
 ~16 ms in which no other thread of the process runs. While an upload wrote its documents, every request of the
 server waited for those calls (``/v1/ask``'s p95 doubled, ``benchmarks/reports/upload_load.md``). Here the caller
-waits on a pipe, which releases the GIL, and Chroma works in a child process that owns the persistent directory
+waits on a socket, which releases the GIL, and Chroma works in a child process that owns the persistent directory
 alone (Chroma does not support two processes on one directory).
 
-The child is forked from a fork server that imported chromadb once (fast to start, and safe beside the caller's
-threads), started by the first call, started again by the next call if it died, and told to exit when its
-:class:`ChromaCollection` is closed or collected; it exits by itself when the caller is gone (its pipe ends).
+The child is this module run by the caller's interpreter (``python -m geungeo.stores.chroma_process``), not a
+``multiprocessing`` child: those import the caller's main script again, which fails for a script read from stdin and
+runs a script without a ``__main__`` guard twice. It is started by the first call, started again by the next call if
+it died, told to exit when its :class:`ChromaCollection` is closed or collected, and exits by itself when the caller
+is gone (its socket ends). It runs in a session of its own, so a terminal's Ctrl-C is the caller's to handle.
 """
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
+import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+import geungeo
 from geungeo.errors import StoreError
 
 _START_S = 120.0
 """How long the child may take to open the directory (Chroma loads its index) before the call fails."""
 _STOP_S = 10.0
-
-
-def _context() -> Any:
-    """The fork server where the platform has one (its children start with chromadb already imported), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["chromadb", __name__])
-        return ctx
-    return multiprocessing.get_context("spawn")
+_PACKAGE_ROOT = str(Path(geungeo.__file__).resolve().parent.parent)
 
 
 class _Child:
-    """The running child: its process and the parent's end of its pipe (what the finalizer stops)."""
+    """The running child: its process and the parent's end of its socket (what the finalizer stops)."""
 
     def __init__(self) -> None:
-        self.process: BaseProcess | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.conn: Connection | None = None
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.is_alive() and self.conn is not None
+        return self.process is not None and self.process.poll() is None and self.conn is not None
 
     def stop(self) -> None:
         """Ask the child to exit (it finishes the call it is in), then wait for it; killed if it does not."""
@@ -61,10 +57,11 @@ class _Child:
                 pass
             conn.close()
         if process is not None:
-            process.join(_STOP_S)
-            if process.is_alive():
+            try:
+                process.wait(_STOP_S)
+            except subprocess.TimeoutExpired:
                 process.kill()
-                process.join()
+                process.wait()
 
 
 class ChromaCollection:
@@ -119,20 +116,28 @@ class ChromaCollection:
         return answer[1]
 
     def _start(self) -> None:
-        ctx = _context()
-        parent, child = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(child, *self._args), name="geungeo-chroma", daemon=True)
-        process.start()
-        child.close()  # the child's end lives in the child: its death ends the pipe here
-        self._child.process, self._child.conn = process, parent
-        if not parent.poll(_START_S):
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            env = dict(os.environ)  # the child imports this very package, wherever the caller found it
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
+            process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno()), *self._args[:2], json.dumps(self._args[2])],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=2,  # nothing it prints may reach a stdio protocol on the caller's stdout (MCP's)
+                env=env,
+                start_new_session=True,
+            )
+            conn = Connection(ours.detach())
+        self._child.process, self._child.conn = process, conn
+        if not conn.poll(_START_S):
             self._child.stop()
             raise StoreError(f"the Chroma process did not open {self._args[0]} in {_START_S:.0f} s")
         try:
-            ready = parent.recv()
+            ready = conn.recv()
         except EOFError as exc:
             self._child.stop()
-            raise StoreError(f"the Chroma process could not start (exit code {process.exitcode})") from exc
+            raise StoreError(f"the Chroma process could not start (exit code {process.poll()})") from exc
         if ready[0] == "error":
             self._child.stop()
             raise StoreError(f"Chroma could not open {self._args[0]}: {ready[1]}")
@@ -141,8 +146,6 @@ class ChromaCollection:
 def _serve(conn: Connection, path: str, name: str, configuration: dict[str, Any]) -> None:
     """The child: open the collection, then answer calls until told to close or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's: a call in progress ends whole
-    with contextlib.suppress(OSError):  # nothing it prints may reach a stdio protocol on the caller's stdout (MCP's)
-        os.dup2(2, 1)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     try:
         import chromadb
@@ -170,3 +173,7 @@ def _serve(conn: Connection, path: str, name: str, configuration: dict[str, Any]
         except Exception as exc:
             answer = ("error", f"{type(exc).__name__}: {exc}")
         conn.send(answer)
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])), sys.argv[2], sys.argv[3], json.loads(sys.argv[4]))
