@@ -69,7 +69,7 @@ class ChromaCollection:
 
     def __init__(self, path: Path, name: str, configuration: dict[str, Any]) -> None:
         self._args = (str(path.absolute()), name, configuration)  # as opened, whatever the cwd later
-        self._lock = threading.Lock()  # one call at a time on the pipe
+        self._lock = threading.Lock()  # one call at a time on the socket
         self._child = _Child()
         self._finalizer = weakref.finalize(self, self._child.stop)
 
@@ -164,15 +164,20 @@ def _serve(conn: Connection, path: str, name: str, configuration: dict[str, Any]
         except (EOFError, OSError):  # the parent is gone
             return
         if method == "close":
-            conn.send(("ok", None))
-            return
+            answer: tuple[str, Any] = ("ok", None)
+        else:
+            try:
+                value = getattr(collection, method)(**kwargs)
+                # results are plain dicts; "included" holds chromadb's enum, which the parent need not import
+                answer = ("ok", {k: v for k, v in value.items() if k != "included"} if isinstance(value, dict) else value)
+            except Exception as exc:
+                answer = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            value = getattr(collection, method)(**kwargs)
-            # results are plain dicts; "included" holds chromadb's enum, which the parent need not import
-            answer = ("ok", {k: v for k, v in value.items() if k != "included"} if isinstance(value, dict) else value)
-        except Exception as exc:
-            answer = ("error", f"{type(exc).__name__}: {exc}")
-        conn.send(answer)
+            conn.send(answer)
+        except OSError:  # the parent stopped listening (it closed its end after an interrupted call)
+            return
+        if method == "close":
+            return
 
 
 if __name__ == "__main__":
