@@ -24,7 +24,7 @@ from geungeo.testing.store_contract import SIGNATURE, make_doc
 
 def test_the_callers_threads_run_while_chroma_adds(tmp_path: Path) -> None:
     """chromadb's bindings hold the GIL through a call: in the caller's process another thread got one tick in a
-    whole add of 3,000 vectors (a server's requests waited for every write of an upload). Now it waits on a pipe."""
+    whole add of 3,000 vectors (a server's requests waited for every write of an upload). Now it waits on a socket."""
     store = ChromaStore(Settings(data_dir=tmp_path), SIGNATURE)
     collection = store.collection
     collection.count()  # the child is up
