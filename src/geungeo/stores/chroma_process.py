@@ -68,7 +68,9 @@ class ChromaCollection:
     """A persistent Chroma collection served by a child process, with the collection methods the store uses."""
 
     def __init__(self, path: Path, name: str, configuration: dict[str, Any]) -> None:
-        self._args = (str(path.absolute()), name, configuration)  # as opened, whatever the cwd later
+        self._path = str(path.absolute())  # as opened, whatever the cwd later
+        self._name = name
+        self._configuration = configuration
         self._lock = threading.Lock()  # one call at a time on the socket
         self._child = _Child()
         self._finalizer = weakref.finalize(self, self._child.stop)
@@ -121,7 +123,7 @@ class ChromaCollection:
             env = dict(os.environ)  # the child imports this very package, wherever the caller found it
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
             process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(theirs.fileno()), *self._args[:2], json.dumps(self._args[2])],
+                [sys.executable, "-m", __name__, str(theirs.fileno()), self._path, self._name, json.dumps(self._configuration)],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=2,  # nothing it prints may reach a stdio protocol on the caller's stdout (MCP's)
@@ -132,7 +134,7 @@ class ChromaCollection:
         self._child.process, self._child.conn = process, conn
         if not conn.poll(_START_S):
             self._child.stop()
-            raise StoreError(f"the Chroma process did not open {self._args[0]} in {_START_S:.0f} s")
+            raise StoreError(f"the Chroma process did not open {self._path} in {_START_S:.0f} s")
         try:
             ready = conn.recv()
         except EOFError as exc:
@@ -140,7 +142,7 @@ class ChromaCollection:
             raise StoreError(f"the Chroma process could not start (exit code {process.poll()})") from exc
         if ready[0] == "error":
             self._child.stop()
-            raise StoreError(f"Chroma could not open {self._args[0]}: {ready[1]}")
+            raise StoreError(f"Chroma could not open {self._path}: {ready[1]}")
 
 
 def _serve(conn: Connection, path: str, name: str, configuration: dict[str, Any]) -> None:
@@ -163,21 +165,22 @@ def _serve(conn: Connection, path: str, name: str, configuration: dict[str, Any]
             method, kwargs = conn.recv()
         except (EOFError, OSError):  # the parent is gone
             return
-        if method == "close":
-            answer: tuple[str, Any] = ("ok", None)
-        else:
-            try:
-                value = getattr(collection, method)(**kwargs)
-                # results are plain dicts; "included" holds chromadb's enum, which the parent need not import
-                answer = ("ok", {k: v for k, v in value.items() if k != "included"} if isinstance(value, dict) else value)
-            except Exception as exc:
-                answer = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(answer)
+            conn.send(("ok", None) if method == "close" else _answer(collection, method, kwargs))
         except OSError:  # the parent stopped listening (it closed its end after an interrupted call)
             return
         if method == "close":
             return
+
+
+def _answer(collection: Any, method: str, kwargs: dict[str, Any]) -> tuple[str, Any]:
+    """One call's answer: ("ok", its result) or ("error", what went wrong)."""
+    try:
+        value = getattr(collection, method)(**kwargs)
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {exc}"
+    # results are plain dicts; "included" holds chromadb's enum, which the parent need not import
+    return "ok", {k: v for k, v in value.items() if k != "included"} if isinstance(value, dict) else value
 
 
 if __name__ == "__main__":
