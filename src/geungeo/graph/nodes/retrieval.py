@@ -111,6 +111,28 @@ def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"candidates": candidates + added}
 
 
+def _neighbours(
+    ctx: GraphContext, chosen: Sequence[EvidenceItem], everything: Sequence[EvidenceItem], taken: set[str]
+) -> list[EvidenceItem]:
+    """The chunks next to each chosen passage (the facing page, the articles before and after), whatever found them:
+    a continuation that retrieval ranked below the chosen ones is a neighbour all the same. The rest of a chosen
+    passage's own provision (a long article cut into chunks) comes first, then the others in reading order."""
+    window = ctx.settings.neighbour_window
+    found = {c.chunk_id: c for c in everything if c.origin in ("neighbour", "retrieval")}
+    out: dict[str, EvidenceItem] = {}
+    for item in chosen if window else []:
+        for chunk in ctx.engine.store.neighbours(item.chunk_id, window):
+            if chunk.id not in taken and chunk.id not in out:
+                known = found.get(chunk.id)
+                out[chunk.id] = (
+                    known.model_copy(update={"origin": "neighbour"})
+                    if known
+                    else EvidenceItem.from_chunk(0, chunk, 0.0, origin="neighbour")
+                )
+    own = {item.label for item in chosen}
+    return sorted(out.values(), key=lambda c: c.label not in own)
+
+
 class _Ranking(BaseModel):
     order: list[int]
 
@@ -140,14 +162,14 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         picked = [pool[i] for i in dict.fromkeys(reply.order) if 0 <= i < len(pool)][:top_k]
         if ok and picked:
             chosen = picked + [c for c in chosen if c not in picked][: top_k - len(picked)]
-    chosen_docs = {c.doc_id for c in chosen}
-    neighbours = [c for c in everything if c.origin == "neighbour" and c.doc_id in chosen_docs][: ctx.settings.rerank_top_k]
     related = related_articles(ctx.engine.store, [c.chunk_id for c in chosen])
     taken = {c.chunk_id for c in pinned + chosen}
     # a cited article that retrieval found too but ranked below the chosen ones is kept as well, as a reference
     by_id = {c.chunk_id: c for c in everything if c.origin in ("reference", "retrieval") and c.chunk_id not in taken}
     references = [by_id[t].model_copy(update={"origin": "reference", "via": p}) for p, t in related if t in by_id]
     references = references[: ctx.settings.rerank_top_k]
+    taken |= {c.chunk_id for c in references}
+    neighbours = _neighbours(ctx, chosen, everything, taken)[: ctx.settings.rerank_top_k]
     kept = pinned + chosen + references + neighbours
     evidence = [c.model_copy(update={"n": n}) for n, c in enumerate(kept, start=1)]
     return {"evidence": evidence}
