@@ -3,6 +3,7 @@ answers that passed a grounding check (issue #21: each of these served a wrong a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from geungeo.engine import build_engine
 from geungeo.graph.cache import normalize_question
 from geungeo.graph.runner import QueryRunner
+from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import ScriptedChatModel
 from tests.fixtures import VACATION_LAW as LAW
@@ -124,3 +126,29 @@ def test_an_answer_whose_grounding_was_not_checked_is_not_cached(tmp_path: Path,
         assert not runner.run("연차 며칠?").cache_hit
     finally:
         runner.close()
+
+
+def test_an_answer_is_not_served_once_the_lexicon_or_a_setting_that_shapes_answers_changed(tmp_path: Path, docs: Path) -> None:
+    """A user who edits the lexicon (same file) or changes how evidence is found gets a fresh answer; a setting that
+    only says how geungeo runs (a port, a timeout) shares the answers."""
+    lexicon = tmp_path / "lexicon.json"
+    lexicon.write_text(json.dumps({"synonyms": {"연차": ["유급휴가"]}, "audiences": {}}, ensure_ascii=False), "utf-8")
+    question = "연차 유급휴가는 며칠?"
+    runner = _runner(tmp_path, docs, lexicon_path=str(lexicon))
+    try:
+        runner.run(question)
+        assert runner.run(question).cache_hit
+        assert runner.run(question, api_port=9999, llm_timeout_s=5).cache_hit
+        assert not runner.run(question, top_k=3).cache_hit
+        assert not runner.run(question, query_expansion=False).cache_hit
+    finally:
+        runner.close()
+    lexicon.write_text(json.dumps({"synonyms": {"연차": ["연가"]}, "audiences": {}}, ensure_ascii=False), "utf-8")
+    load_lexicon.cache_clear()  # the next process reads the edited file
+    again = QueryRunner(build_engine(runner.settings))
+    try:
+        assert not again.run(question).cache_hit
+        assert again.run(question).cache_hit
+    finally:
+        again.close()
+        load_lexicon.cache_clear()

@@ -5,7 +5,8 @@ An answer is found again only for
 - the same **standalone** question: never for a question read in the light of earlier turns (the graph
   neither stores nor looks up answers in a conversation that has them), so no conversation sees another's;
 - under the same **scope**: the corpus version (every document id with its content hash: any ingest or
-  delete changes it), the question's filter and what writes the answers (mode, LLM provider and model);
+  delete changes it), the question's filter and what writes the answers (geungeo's version, the settings: mode,
+  LLM, retrieval's knobs; the lexicon's content);
 - and, by default, the same **text** after normalisation (NFC, case, spaces, end punctuation):
   ``GEUNGEO_CACHE_THRESHOLD`` 1.0. A lower threshold also matches questions whose embeddings are that
   similar; ``benchmarks/cache.py`` counts the wrong hits each threshold gives on the shared questions
@@ -25,8 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from geungeo import __version__
 from geungeo.answering.models import Answer
 from geungeo.embeddings.base import Embedder
+from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
 from geungeo.sqlite import open_db
 from geungeo.stores.base import ChunkStore
@@ -42,9 +45,22 @@ def normalize_question(question: str) -> str:
     return _END_PUNCTUATION.sub("", _SPACES.sub(" ", nfc(question).lower()).strip())
 
 
-def answer_writer(settings: Settings) -> str:
-    """What writes the answers: the mode and the chat model (an answer of another model is another answer)."""
-    return f"{settings.mode}|{settings.llm_provider}|{settings.llm_model}"
+# Settings that decide how and where geungeo runs, not what it answers: the same answer is found again across them
+# (the CLI, the HTTP server and the MCP server share one cache whatever their ports, threads or timeouts).
+_NOT_IN_ANSWERS = {
+    *(name for name in Settings.model_fields if name.startswith(("api_", "ui_"))),
+    *("data_dir", "blas_threads", "dense_exact_max_mb", "cache_enabled", "cache_threshold", "reviewer_keys"),
+    *("embed_api_key", "embed_batch_size", "embed_threads", "embed_timeout_s", "max_unpacked_mb"),
+    *("llm_api_key", "llm_server_bin", "llm_timeout_s", "llm_max_retries", "web_search_api_key"),
+}
+
+
+def answer_writer(settings: Settings, lexicon: Lexicon) -> str:
+    """What writes the answers: geungeo's version, every setting (the mode and chat model, but also what finds and
+    quotes the evidence: k, fusion, weights, the reranker, the embedder) and the lexicon's content. An answer written
+    otherwise is another answer: a user who edits the lexicon or changes a setting never gets the old one back."""
+    config = settings.model_dump_json(exclude=_NOT_IN_ANSWERS)  # a new setting counts until it is listed there
+    return hashlib.sha256(f"{__version__}\0{config}\0{lexicon.digest}".encode()).hexdigest()[:24]
 
 
 def corpus_version(store: ChunkStore) -> str:

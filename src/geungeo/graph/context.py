@@ -6,6 +6,7 @@ that nodes themselves only do their work.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from pydantic import BaseModel
 from geungeo.answering.generation import word_tokens
 from geungeo.answering.models import FlowStep
 from geungeo.engine import Engine
-from geungeo.graph.cache import AnswerCache
+from geungeo.graph.cache import AnswerCache, answer_writer
 from geungeo.graph.corrections import Corrections
 from geungeo.graph.state import GraphState
 from geungeo.llm.base import CallInfo, invoke_json, invoke_text
@@ -75,6 +76,11 @@ class GraphContext:
     @property
     def extractive(self) -> bool:
         return self.llm is None
+
+    @functools.cached_property
+    def answer_writer(self) -> str:
+        """What writes this context's answers (the answer cache's scope): version, settings, lexicon."""
+        return answer_writer(self.settings, self.lexicon)
 
     def messages(self, prompt: str, user: str, **values: object) -> list[BaseMessage]:
         """Prompt ``prompt`` (:mod:`geungeo.prompts`, its placeholders filled from ``values``) and the user's text."""

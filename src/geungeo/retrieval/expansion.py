@@ -14,6 +14,7 @@ word boundaries with plural and -ed/-ing forms folded.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -98,6 +99,12 @@ class Lexicon:
     synonyms: dict[str, tuple[str, ...]]
     audiences: dict[str, tuple[str, ...]]
     glossary: Glossary = field(default_factory=Glossary)
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A digest of the whole content (synonyms, audience cues, glossary): another lexicon, another digest."""
+        content = (sorted(self.synonyms.items()), sorted(self.audiences.items()), sorted(self.glossary.terms.items()))
+        return hashlib.sha256(repr(content).encode()).hexdigest()[:16]
 
     def translations(self, query: str) -> list[str]:
         """Korean terms for an English question (nothing for a Korean one)."""

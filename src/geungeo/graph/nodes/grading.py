@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from geungeo.answering.extractive import Extract
 from geungeo.answering.generation import is_refusal, refusal_text
 from geungeo.answering.models import Answer, Grade, Groundedness
-from geungeo.graph.cache import answer_writer
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.generation import generate
 from geungeo.graph.state import GraphState, earlier_questions, evidence_items
@@ -163,7 +162,7 @@ def cache_store(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Updat
         return {}
     if g.checked_by == "skipped" or g.score < ctx.settings.min_groundedness or is_refusal(state.get("answer", "")):
         return {}
-    ctx.cache.store_answer(state["question"], answer_from_state(state), state.get("filters"), answer_writer(ctx.settings))
+    ctx.cache.store_answer(state["question"], answer_from_state(state), state.get("filters"), ctx.answer_writer)
     tracker.notes.append("stored")
     return {}
 

@@ -9,7 +9,6 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from geungeo.answering.models import Citation, EvidenceItem
-from geungeo.graph.cache import answer_writer
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
 from geungeo.retrieval.expansion import query_terms
@@ -48,7 +47,7 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
     if earlier_questions(state):
         tracker.notes.append("conversation: not cached")
         return {"cache_hit": False}
-    found = ctx.cache.lookup(state["question"], state.get("filters"), answer_writer(ctx.settings))
+    found = ctx.cache.lookup(state["question"], state.get("filters"), ctx.answer_writer)
     if found is None:
         return {"cache_hit": False}
     answer, similarity = found
