@@ -6,13 +6,14 @@ translates a :data:`Filter` to its own query language.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import difflib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from geungeo.errors import QueryError
 from geungeo.text.normalize import nfc
 from geungeo.text.structure import normalize_article_refs
-from geungeo.types import MetaValue
+from geungeo.types import DocumentRecord, MetaValue
 
 Scalar = str | int | float | bool
 
@@ -110,3 +111,28 @@ def combine(filters: Iterable[Filter]) -> Filter | None:
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else And(parts)
+
+
+# The filter fields every chunk of a document shares, and the document record's attribute holding each.
+_DOCUMENT_FIELDS = {"doc": "title", "doc_id": "doc_id", "code": "code", "kind": "kind", "source": "source"}
+
+
+def check_documents(f: Filter, documents: Sequence[DocumentRecord]) -> None:
+    """QueryError when ``f`` asks for a document-level value (``doc=근로기준번``, ``kind=hwpx``) that no stored
+    document has, naming the close ones: a typo in a filter would otherwise look like "근거 부족"."""
+    for field, value in _document_conditions(f):
+        known = {str(v) for d in documents if (v := getattr(d, _DOCUMENT_FIELDS[field])) is not None}
+        if str(value) not in known:
+            close = difflib.get_close_matches(str(value), sorted(known), n=3, cutoff=0.6)
+            hint = f"; 비슷한 값 / did you mean: {', '.join(close)}" if close else ""
+            raise QueryError(f"filter {field}={value}: no stored document has it / 해당하는 문서가 없습니다{hint}")
+
+
+def _document_conditions(f: Filter) -> Iterator[tuple[str, Scalar]]:
+    if isinstance(f, Eq) and f.field in _DOCUMENT_FIELDS:
+        yield f.field, f.value
+    elif isinstance(f, In) and f.field in _DOCUMENT_FIELDS:
+        yield from ((f.field, v) for v in f.values)
+    elif isinstance(f, And | Or):
+        for part in f.parts:
+            yield from _document_conditions(part)

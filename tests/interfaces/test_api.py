@@ -168,6 +168,7 @@ def test_ask_errors_are_json(client: httpx.Client) -> None:
         ({"question": "   "}, 400, "empty"),
         ({"question": "가" * 5000}, 400, "too long"),
         ({"question": "연차", "filters": "nope=1"}, 400, "unknown field"),
+        ({"question": "연차", "filters": "doc=휴가보장벚"}, 400, "did you mean: 휴가보장법"),  # a typo, not "근거 부족"
         ({"q": "연차"}, 422, "question"),
         ({"question": "가" * 300_000}, 413, "too large"),
     ):

@@ -1,7 +1,8 @@
 import pytest
 
 from geungeo.errors import QueryError
-from geungeo.filters import And, Eq, In, Or, Range, combine, matches, parse_filter
+from geungeo.filters import And, Eq, In, Or, Range, check_documents, combine, matches, parse_filter
+from geungeo.types import DocumentRecord
 
 META = {"doc": "근로기준법", "article": "제60조", "page": 4, "code": None, "addendum": False}
 
@@ -30,3 +31,20 @@ def test_parse_filter() -> None:
 def test_bad_filters_are_user_errors(bad: str) -> None:
     with pytest.raises(QueryError):
         parse_filter(bad)
+
+
+def test_a_document_value_no_stored_document_has_is_a_user_error_naming_the_close_ones() -> None:
+    def record(title: str, kind: str, code: str | None = None) -> DocumentRecord:
+        return DocumentRecord(doc_id=f"id-{title}", source=f"{title}.md", title=title, kind=kind, code=code,
+                              content_hash="h", chunk_count=1)
+
+    documents = [record("근로기준법", "law"), record("교원인사규정", "regulation", "3-1-5")]
+    for ok in ("doc=근로기준법", "kind=law", "code=3-1-5", "doc=근로기준법,교원인사규정", "article=제60조", "page=3..5"):
+        check_documents(parse_filter(ok), documents)
+    check_documents(And((Eq("doc", "근로기준법"), Eq("article", "제999조"))), documents)  # no such article: no results
+    for bad, hint in (("doc=근로기준번", "did you mean: 근로기준법"), ("kind=hwpx", "kind=hwpx"), ("code=9-9-9", "code=9-9-9"),
+                      ("doc=근로기준법,민법", "doc=민법")):
+        with pytest.raises(QueryError, match=hint):
+            check_documents(parse_filter(bad), documents)
+    with pytest.raises(QueryError, match="doc=민법"):
+        check_documents(Or((Eq("doc", "근로기준법"), Eq("doc", "민법"))), documents)

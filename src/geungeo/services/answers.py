@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from geungeo.answering.events import StreamEvent
 from geungeo.answering.models import Answer
 from geungeo.errors import EmptyStoreError
-from geungeo.filters import parse_filter
+from geungeo.filters import check_documents, parse_filter
 from geungeo.graph.runner import QueryRunner
 from geungeo.services.inputs import user_query, valid_text
 
@@ -53,10 +53,10 @@ class AnswerService:
         """The question to run; QueryError (empty, too long, not Unicode, bad filter), EmptyStoreError."""
         text = user_query(question, self.settings.max_query_chars, what="question")
         wanted = valid_text(filters or "", what="filter").strip() or None
-        if wanted:
-            parse_filter(wanted)
         if self.runner.engine.store.count() == 0:
             raise EmptyStoreError(EMPTY_STORE)
+        if wanted:
+            check_documents(parse_filter(wanted), self.runner.engine.store.documents())
         return Question(text, wanted)
 
     def ask(self, question: Question, conversation_id: str | None = None) -> Answer:
