@@ -163,6 +163,7 @@ def test_user_errors_are_one_line_with_nonzero_exit(tmp_path: Path) -> None:
     (empty / "notes.xyz").write_text("x", "utf-8")
     cases = [
         (["search", ""], "empty query"),
+        (["ask", " ?! "], "empty query"),  # punctuation only: nothing to search for, not "근거 부족"
         (["search", "가" * 34_000], "query too long"),  # ≈100 KB of UTF-8, the most one argv entry holds
         (["ingest", str(renamed)], "report.pdf"),
         (["ingest", str(nfd)], "빈 파일.md: empty file"),

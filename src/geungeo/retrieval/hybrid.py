@@ -36,7 +36,7 @@ _ASKS_ADDENDUM = re.compile(r"부칙|시행일|시행\s*시기|경과\s*조치|�
 def check_query(query: str, max_chars: int) -> str:
     """The NFC query, or a QueryError saying why it cannot be searched."""
     q = nfc(query).strip()
-    if not q:
+    if not any(ch.isalnum() for ch in q):  # nothing to search for: spaces, "?", "…"
         raise QueryError("empty query: ask a question or give keywords / 질문을 입력하세요")
     if len(q) > max_chars:
         raise QueryError(
