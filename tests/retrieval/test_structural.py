@@ -30,7 +30,9 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         ("근로기준법 제 60 조", StructuralRequest("article", "근로기준법", article="제60조")),
         ("근로기준법 60조 알려줘", StructuralRequest("article", "근로기준법", article="제60조")),
         ("근로기준법 제60조(연차 유급휴가)", StructuralRequest("article", "근로기준법", article="제60조")),
-        ("근로기준법 제60조 제2항", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 제60조 제2항", StructuralRequest("article", "근로기준법", article="제60조", paragraph=2)),
+        ("근로기준법 제2조 1항 3호", StructuralRequest("article", "근로기준법", article="제2조", paragraph=1, item=3)),
+        ("근로기준법 제2조제3호", StructuralRequest("article", "근로기준법", article="제2조", item=3)),
         ("[교원인사규정 제8조]", StructuralRequest("article", "교원인사규정", article="제8조")),
         ("교육과정운영위원회규정제3조", StructuralRequest("article", "교육과정운영위원회규정", article="제3조")),
         ("근로기준법시행령 제3조를 보여주세요", StructuralRequest("article", "근로기준법시행령", article="제3조")),
@@ -190,6 +192,22 @@ def test_split_article_is_joined_without_repeating_the_overlap(engine: Engine) -
     body = squash(answer.text)
     assert squash(LONG) in body and all(body.count(f"{n:03d}번째일") == 1 for n in range(90))
     assert body.index("①사용자는") < body.index(squash(LONG)) < body.index("③휴가는")
+
+
+def test_a_paragraph_or_an_item_is_returned_alone_under_its_article(engine: Engine) -> None:
+    second = _ask(engine, "근로기준법 제2조 제2항")
+    assert second.found and second.text == "근로기준법 제2조(정의)\n\n② 그 밖의 용어는 대통령령으로 정한다."
+    assert second.citations[0].label == "[근로기준법 제2조]"
+    item = _ask(engine, "근로기준법 제2조 제1항 제2호")  # the 호 under the sentence that leads its list
+    assert item.text.split("\n")[2:] == ["① 이 법에서 사용하는 용어의 뜻은 다음과 같다.", '2. "사용자"란 사업주를 말한다.']
+    assert _ask(engine, "근로기준법 제2조 제1호").text.split("\n")[-1] == '1. "근로자"란 임금을 목적으로 근로를 제공하는 사람을 말한다.'
+    plain = _ask(engine, "근로기준법 제50조 제1항")  # an article without numbered 항 is its own 제1항
+    assert "40시간을 초과할 수 없다" in plain.text
+    split = _ask(engine, "근로기준법 제60조 제2항")  # a 항 cut over several chunks comes back whole, alone
+    assert squash(LONG) in squash(split.text) and "①" not in split.text and "③" not in split.text
+    missing = _ask(engine, "근로기준법 제60조 제9항")
+    assert not missing.found and "제60조 제9항" in missing.message and "①, ②, ③" in missing.message
+    assert not _ask(engine, "근로기준법 제2조 제1항 제7호").found
 
 
 def test_addendum_article_1_is_never_the_statute_article_1(engine: Engine) -> None:

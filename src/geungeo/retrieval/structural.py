@@ -20,6 +20,7 @@ from geungeo.text.normalize import nfc
 from geungeo.text.structure import (
     AMENDMENT_NOTE,
     ATTACHMENT_SUFFIX,
+    CIRCLED,
     DIVISION,
     article_key,
     article_label,
@@ -44,7 +45,7 @@ _NAME_PARTICLE = re.compile(r"(?<=[법률령칙정관])\s*의$|\s*에서의?$")
 _CODE = re.compile(r"[(（]?\s*(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])\s*[)）]?")
 _ARTICLE = re.compile(
     r"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*[(（][^()（）]*[)）])?"
-    r"(?:\s*(?:제\s*)?\d+\s*항)?(?:\s*(?:제\s*)?\d+\s*호)?$"
+    r"(?:\s*(?:제\s*)?(\d+)\s*항)?(?:\s*(?:제\s*)?(\d+)\s*호)?$"
 )
 _DIVISIONS = re.compile(r"(?:제\s*\d+\s*[편장절관](?:\s*의\s*\d+)?\s*)+$")
 _DIVISION_PART = re.compile(r"제\s*(\d+)\s*([편장절관])(?:\s*의\s*(\d+))?")
@@ -68,11 +69,15 @@ class StructuralRequest:
     chapter: str | None = None
     attachment: str | None = None
     exact_name: bool = False
+    paragraph: int | None = None  # 제2항 of the article
+    item: int | None = None  # 제3호 of the article (of its 항 when one is named)
 
     @property
     def target(self) -> str:
-        """The requested place as written in messages: ``제8조``, ``제4장``, ``별표 2``, ``전문``."""
-        return self.article or self.chapter or self.attachment or ("전문" if self.kind == "full" else "개요")
+        """The requested place as written in messages: ``제8조``, ``제60조 제2항``, ``제4장``, ``별표 2``, ``전문``."""
+        if self.article:
+            return " ".join([self.article, *(f"제{n}{unit}" for n, unit in ((self.paragraph, "항"), (self.item, "호")) if n)])
+        return self.chapter or self.attachment or ("전문" if self.kind == "full" else "개요")
 
     @property
     def subject(self) -> str:
@@ -119,15 +124,16 @@ def _chapter_label(text: str) -> str:
     return " ".join(f"제{int(n)}{level}" + (f"의{int(b)}" if b else "") for n, level, b in _DIVISION_PART.findall(text))
 
 
-def _location(text: str) -> tuple[str, Kind | None, str]:
-    """Split a trailing 조/장/별표 reference off ``text``: (the rest, its kind, its label)."""
+def _location(text: str) -> tuple[str, Kind | None, str, tuple[int | None, int | None]]:
+    """Split a trailing 조/장/별표 reference off ``text``: (the rest, its kind, its label, an article's 항 and 호)."""
     if m := _ARTICLE.search(text):
-        return text[: m.start()], "article", article_label(m.group(1), m.group(2))
+        detail = (int(m.group(3)) if m.group(3) else None, int(m.group(4)) if m.group(4) else None)
+        return text[: m.start()], "article", article_label(m.group(1), m.group(2)), detail
     if m := _DIVISIONS.search(text):
-        return text[: m.start()], "chapter", _chapter_label(m.group(0))
+        return text[: m.start()], "chapter", _chapter_label(m.group(0)), (None, None)
     if m := ATTACHMENT_SUFFIX.search(text):
-        return text[: m.start()], "attachment", attachment_label(m["kind"], m["num"])
-    return text, None, ""
+        return text[: m.start()], "attachment", attachment_label(m["kind"], m["num"]), (None, None)
+    return text, None, "", (None, None)
 
 
 def _split_code(name: str) -> tuple[str, str | None]:
@@ -144,13 +150,15 @@ def parse_structural(query: str) -> StructuralRequest | None:
     if not text or _QUESTION.search(text):
         return None
     text, words = _strip_trailing(text)
-    rest, place, label = _location(text)
+    rest, place, label, (paragraph, item) = _location(text)
     name, code = _split_code(_NAME_PARTICLE.sub("", rest.strip()).strip())
     if name and not _TITLE.match(name):
         return None
     if place is not None:
         pick = {k: (label if k == place else None) for k in ("article", "chapter", "attachment")}
-        return StructuralRequest(place, name, code, pick["article"], pick["chapter"], pick["attachment"])
+        return StructuralRequest(
+            place, name, code, pick["article"], pick["chapter"], pick["attachment"], paragraph=paragraph, item=item
+        )
     titled = bool(_TITLE_END.search(name))
     if (not name and not code) or (code is None and not words and not titled):
         return None
@@ -280,7 +288,43 @@ def _article(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk
     if not picked:
         return _missing(request, doc, "nearest", _nearest([str(c.meta["article"]) for c in chunks if _is_article(c)], label))
     body = "\n\n".join(_unit_text(u) for u in _units(picked))
+    if request.paragraph or request.item:
+        part = _detail(body, request.paragraph, request.item)
+        if part is None:
+            return _missing(request, doc, "paragraphs", [line[0] for line in body.splitlines() if line[:1] in CIRCLED])
+        body = part
     return StructuralAnswer("article", request, f"{picked[0].header}\n\n{body}", [_citation(doc, label, picked, label)])
+
+
+_ITEM_LINE = re.compile(r"^\s*(\d+)(의\d+)?\.\s")
+
+
+def _detail(body: str, paragraph: int | None, item: int | None) -> str | None:
+    """Of an article's text, the 항 ``paragraph`` (its lines up to the next 항, its 호 with it) and, of that or of the
+    whole article, the 호 ``item`` (with its 목) under the sentence that leads the list; None when there is no such
+    항 or 호. An article without numbered 항 is its own 제1항."""
+    lines: list[str] | None = body.splitlines()
+    if paragraph and lines is not None:
+        lines = _paragraph(lines, paragraph)
+    if item and lines is not None:
+        heads = [(i, m) for i, line in enumerate(lines) if (m := _ITEM_LINE.match(line))]
+        at = next((i for i, m in heads if int(m.group(1)) == item and not m.group(2)), None)
+        if at is None:
+            return None
+        end = next((i for i, _ in heads if i > at), len(lines))
+        first = heads[0][0]
+        lines = lines[first - 1 : first] + lines[at:end]
+    return "\n".join(lines) if lines is not None else None
+
+
+def _paragraph(lines: list[str], n: int) -> list[str] | None:
+    starts = [i for i, line in enumerate(lines) if line[:1] in CIRCLED]
+    if not starts:
+        return lines if n == 1 else None
+    at = next((i for i in starts if n <= len(CIRCLED) and lines[i][0] == CIRCLED[n - 1]), None)
+    if at is None:
+        return None
+    return lines[at : next((i for i in starts if i > at), len(lines))]
 
 
 def _chapter(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
