@@ -11,6 +11,7 @@ import pytest
 from geungeo.answering.models import REFUSAL
 from geungeo.engine import build_engine
 from geungeo.errors import QueryError
+from geungeo.graph.nodes.routing import is_follow_up
 from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import Garbage, ScriptedChatModel
@@ -110,6 +111,32 @@ def test_follow_up_is_joined_to_the_previous_question(runner: QueryRunner) -> No
     answer = runner.run("그럼 위반하면 처벌은?", conversation_id="c1")
     assert answer.route == "history_required"
     assert any("제4조" in c.label for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "follow_up"),
+    [
+        ("3년 근무하면요?", True),  # what changes, no predicate of its own
+        ("상가는요?", True),
+        ("편입생의 경우는요?", True),
+        ("위반하면 처벌은?", True),  # a short topic alone
+        ("그 조문 원문 보여줘", True),  # a determiner pointing back
+        ("해당 규정은 언제 시행돼요?", True),
+        ("그럼 출산휴가는?", True),
+        ("출산전후휴가는 며칠 주어야 하나요?", False),  # a complete question
+        ("주택 임대차 계약이 묵시적으로 갱신되면 임대차 기간은?", False),  # ends on its topic, but says enough
+        ("이혼하면 재산분할은 어떻게 하나요?", False),
+    ],
+)
+def test_follow_ups_are_told_from_complete_questions_without_an_llm(question: str, follow_up: bool) -> None:
+    assert is_follow_up(question) is follow_up
+
+
+def test_an_elliptical_follow_up_is_answered_from_the_provision_of_the_turn_before(runner: QueryRunner) -> None:
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-elliptical")
+    answer = runner.run("1년이 안 되면요?", conversation_id="c-elliptical")
+    assert answer.route == "history_required" and "연차" in answer.plan.normalized_query  # type: ignore[union-attr]
+    assert answer.citations[0].label == "휴가보장법 제2조" and "1개월 개근 시 1일" in answer.answer
 
 
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:

@@ -200,7 +200,8 @@ def test_a_paragraph_or_an_item_is_returned_alone_under_its_article(engine: Engi
     assert second.citations[0].label == "[근로기준법 제2조]"
     item = _ask(engine, "근로기준법 제2조 제1항 제2호")  # the 호 under the sentence that leads its list
     assert item.text.split("\n")[2:] == ["① 이 법에서 사용하는 용어의 뜻은 다음과 같다.", '2. "사용자"란 사업주를 말한다.']
-    assert _ask(engine, "근로기준법 제2조 제1호").text.split("\n")[-1] == '1. "근로자"란 임금을 목적으로 근로를 제공하는 사람을 말한다.'
+    first = _ask(engine, "근로기준법 제2조 제1호").text.split("\n")[-1]
+    assert first == '1. "근로자"란 임금을 목적으로 근로를 제공하는 사람을 말한다.'
     plain = _ask(engine, "근로기준법 제50조 제1항")  # an article without numbered 항 is its own 제1항
     assert "40시간을 초과할 수 없다" in plain.text
     split = _ask(engine, "근로기준법 제60조 제2항")  # a 항 cut over several chunks comes back whole, alone

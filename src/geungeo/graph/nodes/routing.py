@@ -21,9 +21,17 @@ _GREETING = re.compile(
 )
 _FOLLOW_UP = re.compile(
     r"^\s*(그럼|그러면|그건|그거|그것|그게|이건|이거|거기|그 (조항|규정|법|경우)|그때|그 다음|또|and|what about|then)\b|"
-    r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$",
+    r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$|"
+    # a determiner pointing back: "그 조문 원문", "이 경우에도", "해당 규정은"
+    r"^\s*(그|이|저|해당|같은)\s+\S|"
+    # no predicate of its own, only what changes: "3년 근무하면요?", "상가는요?", "편입생의 경우는요?"
+    r"(은|는|이면|면|라면|이라면|엔|에는|경우)요\s*[?？]?\s*$",
     re.IGNORECASE,
 )
+# A short question ending on its topic, with nothing said about it ("위반하면 처벌은?", "기간은?"), is a follow-up in a
+# conversation when it has at most this many words to search for of its own.
+_BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
+_BARE_TOPIC_TERMS = 2
 SIMPLE_REPLY = (
     "안녕하세요. 근거는 등록된 법령·규정·문서에서 답과 그 근거 조문을 찾아 드립니다. 무엇이 궁금하신가요?\n"
     "Hello — ask about the registered statutes, regulations and documents and I will answer with citations."
@@ -39,6 +47,15 @@ class RouteDecision(BaseModel):
 def topic(question: str) -> str:
     """The content words of an earlier question (its nouns and numbers, not its verbs)."""
     return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not t.endswith("다")))
+
+
+def is_follow_up(question: str) -> bool:
+    """Whether ``question``, asked after another, leaves out what that one said (read without an LLM): it opens with
+    a word pointing back ("그럼", "그 조문"), ends on what changes without a predicate ("3년 근무하면요?", "상가는요?")
+    or is a short topic alone ("위반하면 처벌은?")."""
+    if _FOLLOW_UP.search(question):
+        return True
+    return bool(_BARE_TOPIC.search(question)) and len(topic(question).split()) <= _BARE_TOPIC_TERMS
 
 
 def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -72,7 +89,7 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"route": "structural", "standalone": question, "structural": lookup}
     if _GREETING.match(question):
         return {"route": "simple", "standalone": question}
-    follow_up = bool(previous) and bool(_FOLLOW_UP.search(question))
+    follow_up = bool(previous) and is_follow_up(question)
     if ctx.extractive or not previous:
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
