@@ -139,6 +139,17 @@ def test_an_elliptical_follow_up_is_answered_from_the_provision_of_the_turn_befo
     assert answer.citations[0].label == "휴가보장법 제2조" and "1개월 개근 시 1일" in answer.answer
 
 
+def test_a_follow_up_asking_for_the_text_shows_the_provision_the_last_answer_cited(runner: QueryRunner) -> None:
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-show")
+    shown = runner.run("그 조문 원문 보여줘", conversation_id="c-show")
+    assert shown.route == "structural" and shown.answer.startswith("휴가보장법 제2조(연차 유급휴가)")
+    assert [c.label for c in shown.citations] == ["휴가보장법 제2조"]
+    # the next follow-up still reads the first question's topic, not "조문 원문"
+    third = runner.run("1년이 안 되면요?", conversation_id="c-show")
+    assert "연차" in third.plan.normalized_query and "원문" not in third.plan.normalized_query  # type: ignore[union-attr]
+    assert "1개월 개근 시 1일" in third.answer
+
+
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:
     two = runner.run("연차 유급휴가는 며칠인가요? 출산휴가는 며칠인가요?").plan
     assert two and [sq.text for sq in two.sub_queries][1:] == ["연차 유급휴가는 며칠인가요?", "출산휴가는 며칠인가요?"]

@@ -8,10 +8,11 @@ from typing import Literal
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
-from geungeo.answering.models import Citation, EvidenceItem
+from geungeo.answering.models import CITATION_MARK, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
 from geungeo.retrieval.expansion import query_terms
+from geungeo.retrieval.structural import StructuralAnswer
 
 _GREETING = re.compile(
     r"^\s*(안녕|안뇽|하이|ㅎㅇ|반가워|고마워|감사(합니다|해요)?|수고|좋은 (아침|하루)"
@@ -28,6 +29,8 @@ _FOLLOW_UP = re.compile(
     r"(은|는|이면|면|라면|이라면|엔|에는|경우)요\s*[?？]?\s*$",
     re.IGNORECASE,
 )
+# A follow-up asking to see the text itself: "그 조문 원문 보여줘", "그거 전문 보여 주세요".
+_SHOW = re.compile(r"(원문|전문|조문|본문|전체).{0,8}(보여|알려)|보여\s*(줘|주세요|줄래)")
 # A short question ending on its topic, with nothing said about it ("위반하면 처벌은?", "기간은?"), is a follow-up in a
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
@@ -47,6 +50,18 @@ class RouteDecision(BaseModel):
 def topic(question: str) -> str:
     """The content words of an earlier question (its nouns and numbers, not its verbs)."""
     return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not t.endswith("다")))
+
+
+def context_topic(previous: list[str]) -> str:
+    """What a follow-up leaves out: the topic of the last complete question and of the follow-ups asked since
+    ("연차 유급휴가 며칠" then "3년 근무" for a third turn), without the requests to see a text ("그 조문 보여줘")."""
+    chain: list[str] = []
+    for earlier in reversed(previous[-3:]):
+        if not _SHOW.search(earlier):
+            chain.insert(0, topic(earlier))
+        if not is_follow_up(earlier):
+            break
+    return " ".join(dict.fromkeys(" ".join(chain).split()))
 
 
 def is_follow_up(question: str) -> bool:
@@ -79,21 +94,19 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         return {"route": "rag_required", "standalone": question}
     found = ctx.structural.answer(question)  # None unless the question is a structural request
     if found is not None:
-        lookup: StructuralHit = {
-            "kind": found.kind,
-            "text": found.text if found.found else found.message,
-            "found": found.found,
-            "chunk_ids": [cid for c in found.citations for cid in c.chunk_ids],
-            "cited": [c.chunk_ids[0] for c in found.citations if c.chunk_ids],
-        }
-        return {"route": "structural", "standalone": question, "structural": lookup}
+        return {"route": "structural", "standalone": question, "structural": _hit(found)}
     if _GREETING.match(question):
         return {"route": "simple", "standalone": question}
     follow_up = bool(previous) and is_follow_up(question)
+    if follow_up and _SHOW.search(question) and (label := _last_cited(state)):
+        shown = ctx.structural.answer(label)  # "그 조문 보여줘": the provision the last answer cited first
+        if shown is not None and shown.found:
+            tracker.notes.append(f"follow-up: the text of {label}")
+            return {"route": "structural", "standalone": label, "structural": _hit(shown)}
     if ctx.extractive or not previous:
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
-            return {"route": "history_required", "standalone": f"{question} {topic(previous[-1])}".strip()}
+            return {"route": "history_required", "standalone": f"{question} {context_topic(previous)}".strip()}
         return {"route": "rag_required", "standalone": question}
     convo = "\n".join(f"- {q}" for q in previous[-3:])
     decision, _ = ctx.ask_json(
@@ -103,9 +116,26 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         RouteDecision,
         RouteDecision(route="history_required" if follow_up else "rag_required"),
     )
-    standalone = decision.standalone_question.strip() or f"{question} {topic(previous[-1])}"
+    standalone = decision.standalone_question.strip() or f"{question} {context_topic(previous)}"
     route = decision.route if decision.needs_retrieval or decision.route == "simple" else "simple"
     return {"route": route, "standalone": standalone if route == "history_required" else question}
+
+
+def _hit(found: StructuralAnswer) -> StructuralHit:
+    return {
+        "kind": found.kind,
+        "text": found.text if found.found else found.message,
+        "found": found.found,
+        "chunk_ids": [cid for c in found.citations for cid in c.chunk_ids],
+        "cited": [c.chunk_ids[0] for c in found.citations if c.chunk_ids],
+    }
+
+
+def _last_cited(state: GraphState) -> str | None:
+    """The first citation label of the conversation's last answer ("근로기준법 제60조"), if it cited one."""
+    answers = [m for m in state.get("history", [])[:-1] if isinstance(m, AIMessage)]
+    found = CITATION_MARK.search(str(answers[-1].content)) if answers else None
+    return found.group(1) if found else None
 
 
 def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
