@@ -27,6 +27,7 @@ def rules_plan(question: str, lexicon: Lexicon, max_sub_queries: int) -> QueryPl
     parts = [p.strip() for p in _SPLIT.split(q) if len(p.strip()) >= 6 and query_terms(p, compounds=False)]
     parts = parts[:max_sub_queries] or [q]
     subs = [SubQuery(text=q, priority=1)] + [SubQuery(text=p, priority=2) for p in parts if p != q and len(parts) > 1]
+    subs += [SubQuery(text=p, priority=2) for p in compared(q) if all(p != sq.text for sq in subs)]
     expansions = lexicon.expansions(q)
     rewrites = [f"{q} {' '.join(expansions)}"] if expansions else []
     return QueryPlan(
@@ -38,3 +39,52 @@ def rules_plan(question: str, lexicon: Lexicon, max_sub_queries: int) -> QueryPl
         audience=lexicon.audience(q),
         planned_by="rules",
     )
+
+
+_NOUNISH = frozenset({"NNG", "NNP", "NR", "SN", "SL", "XPN", "XSN"})
+_CONJUNCTIONS = frozenset({"와", "과", "랑", "이랑", "하고"})
+
+
+def compared(question: str) -> list[str]:
+    """For a question comparing two things ("주택과 상가 임대차 기간 차이는?", "집이랑 가게는 … 각각 어떻게 달라요?"),
+    its sentence asked about each of them alone, without the words that ask for the comparison: "주택 임대차 기간",
+    "상가 임대차 기간". Kiwi tells the coordinating particle (와/과/랑, tag JC) from a noun's own syllable (학과) and
+    the adjective 다르다 from the auxiliary in "보내 달라고"; the second conjunct is read as long (in words) as the
+    first ("정년트랙 교원과 비정년트랙 교원의 …")."""
+    from geungeo.text.kiwi import kiwi
+
+    for sentence in (p.strip() for p in _SPLIT.split(question) if p.strip()):
+        tokens = kiwi().tokenize(sentence)
+        cues = {t.start for t in tokens if _compares(t.form, t.tag)}
+        at = next((i for i, t in enumerate(tokens) if t.tag == "JC" and t.form in _CONJUNCTIONS), None)
+        if not cues or at is None or at == 0 or tokens[at - 1].tag not in _NOUNISH:
+            continue
+        first = at
+        while first > 0 and tokens[first - 1].tag in _NOUNISH:
+            first -= 1
+        left = sentence[tokens[first].start : tokens[at].start]
+        words = list(re.finditer(r"\S+", sentence[tokens[at].end :]))
+        n = len(left.split())
+        if len(words) < n:
+            continue
+        right = _without_particle(" ".join(w.group() for w in words[:n]))
+        offset = tokens[at].end  # a word holding a comparing token (차이는, 달라요, 각각) is left out
+        rest = [w.group() for w in words[n:] if not any(offset + w.start() <= c < offset + w.end() for c in cues)]
+        before = sentence[: tokens[first].start]
+        return [" ".join(f"{before}{noun} {' '.join(rest)}".split()) for noun in (left, right)]
+    return []
+
+
+def _compares(form: str, tag: str) -> bool:
+    return (tag == "NNG" and form in ("차이", "차이점", "비교")) or (tag.startswith("VA") and form == "다르") or form == "각각"
+
+
+def _without_particle(phrase: str) -> str:
+    """The noun phrase ``phrase`` without the particle its last word ends in ("가게는" → "가게")."""
+    from geungeo.text.kiwi import kiwi
+
+    tokens = kiwi().tokenize(phrase)
+    keep = len(tokens)
+    while keep > 0 and tokens[keep - 1].tag.startswith("J"):
+        keep -= 1
+    return phrase[: tokens[keep - 1].end] if keep else phrase

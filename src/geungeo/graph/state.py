@@ -64,6 +64,7 @@ class GraphState(TypedDict, total=False):
     iteration: Annotated[int, PerTurn(0)]
     queries_done: Annotated[list[str], PerTurn([])]
     candidates: Annotated[list[EvidenceItem], PerTurn([])]  # accumulated without duplicates
+    leads: Annotated[list[str], PerTurn([])]  # chunk ids: the best passage of each part of the question
     evidence: Annotated[list[EvidenceItem], PerTurn([])]  # reranked and numbered: what generation may cite
     sufficiency: Annotated[Sufficiency | None, PerTurn(None)]
     extract: Annotated[dict[str, Any] | None, PerTurn(None)]  # extractive mode: the judge's chosen sentences

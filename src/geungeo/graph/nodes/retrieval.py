@@ -52,8 +52,12 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             if old is None or old.score < hit.score:  # a passage found by several queries keeps its best score
                 pool_by_id[hit.chunk.id] = EvidenceItem.from_chunk(0, hit.chunk, hit.score)
     tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
+    plan = state.get("plan")
+    parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
+    leads = [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
+        "leads": list(dict.fromkeys([*state.get("leads", []), *leads])),
         "queries_done": [*state.get("queries_done", []), *queries],
         "iteration": state.get("iteration", 0) + 1,
     }
@@ -111,6 +115,20 @@ def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"candidates": candidates + added}
 
 
+def _with_leads(chosen: list[EvidenceItem], candidates: list[EvidenceItem], leads: list[str]) -> list[EvidenceItem]:
+    """``chosen`` with the best passage of each part of the question among them ("주택 임대차 기간" and "상가 임대차
+    기간" for "주택과 상가 임대차 기간 차이는?"): a missing one takes the place of the lowest-scored passage that is
+    not a lead; the order stays by score."""
+    by_id = {c.chunk_id: c for c in candidates}
+    wanted = [by_id[cid] for cid in dict.fromkeys(leads) if cid in by_id][: len(chosen)]
+    missing = [c for c in wanted if c not in chosen]
+    if not missing:
+        return chosen
+    kept = [c for c in chosen if c in wanted]
+    others = [c for c in chosen if c not in wanted][: len(chosen) - len(kept) - len(missing)]
+    return sorted(kept + others + missing, key=lambda c: -c.score)
+
+
 def _neighbours(
     ctx: GraphContext, chosen: Sequence[EvidenceItem], everything: Sequence[EvidenceItem], taken: set[str]
 ) -> list[EvidenceItem]:
@@ -147,7 +165,7 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     candidates = sorted((c for c in everything if c.origin not in added), key=lambda c: -c.score)
     top_k = ctx.settings.rerank_top_k - len(pinned)
     pool = candidates[: top_k * 3]
-    chosen = pool[:top_k]
+    chosen = _with_leads(pool[:top_k], candidates, state.get("leads", []))
     if not ctx.extractive and len(pool) > 1 and top_k > 0:
         listing = "\n".join(f"[{i}] {c.header}: {c.text[:300]}" for i, c in enumerate(pool))
         question = state.get("standalone") or state["question"]
