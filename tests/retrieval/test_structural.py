@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from geungeo.engine import Engine, build_engine
-from geungeo.retrieval.structural import StructuralAnswer, StructuralLookup, StructuralRequest, parse_structural
+from geungeo.retrieval.structural import (
+    StructuralAnswer,
+    StructuralLookup,
+    StructuralRequest,
+    _detail,
+    parse_structural,
+)
 from geungeo.settings import Settings
 from geungeo.text.normalize import squash
 from tests.conftest import CORPUS, QUESTIONS, need_shared
@@ -209,6 +215,14 @@ def test_a_paragraph_or_an_item_is_returned_alone_under_its_article(engine: Engi
     missing = _ask(engine, "근로기준법 제60조 제9항")
     assert not missing.found and "제60조 제9항" in missing.message and "①, ②, ③" in missing.message
     assert not _ask(engine, "근로기준법 제2조 제1항 제7호").found
+
+
+def test_a_paragraph_that_runs_on_from_the_title_line_and_items_without_a_space() -> None:
+    body = "제3조(휴학) ① 휴학은 다음과 같다.\n1.일반휴학\n2.군입대휴학: 복무기간 1.5년 이내\n② 휴학은 통산 3년으로 한다."
+    assert _detail(body, 1, None) == "① 휴학은 다음과 같다.\n1.일반휴학\n2.군입대휴학: 복무기간 1.5년 이내"
+    assert _detail(body, 2, None) == "② 휴학은 통산 3년으로 한다."
+    assert _detail(body, 1, 2) == "① 휴학은 다음과 같다.\n2.군입대휴학: 복무기간 1.5년 이내"
+    assert _detail(body, 3, None) is None and _detail(body, 1, 5) is None
 
 
 def test_addendum_article_1_is_never_the_statute_article_1(engine: Engine) -> None:

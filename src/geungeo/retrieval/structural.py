@@ -291,19 +291,29 @@ def _article(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk
     if request.paragraph or request.item:
         part = _detail(body, request.paragraph, request.item)
         if part is None:
-            return _missing(request, doc, "paragraphs", [line[0] for line in body.splitlines() if line[:1] in CIRCLED])
+            return _missing(request, doc, "paragraphs", [line[0] for line in _lines(body) if line[:1] in CIRCLED])
         body = part
     return StructuralAnswer("article", request, f"{picked[0].header}\n\n{body}", [_citation(doc, label, picked, label)])
 
 
-_ITEM_LINE = re.compile(r"^\s*(\d+)(의\d+)?\.\s")
+_ITEM_LINE = re.compile(r"^\s*(\d+)(의\d+)?\.(?!\d)\s*")  # "3. …", "3.…", "3의2. …"; not "1.5배"
+# An article whose first 항 runs on from its title line, as the 규정집 writes it: "제3조(부속기관) ① 본 대학교에 …".
+_TITLE_THEN_PARAGRAPH = re.compile(rf"^(제\s*\d+\s*조(?:\s*의\s*\d+)?\s*(?:\([^)]*\))?)\s*([{CIRCLED}].*)$")
+
+
+def _lines(body: str) -> list[str]:
+    """An article's lines, its first 항 on a line of its own when it runs on from the title."""
+    lines = body.splitlines()
+    if lines and (m := _TITLE_THEN_PARAGRAPH.match(lines[0])):
+        return [m.group(1), m.group(2), *lines[1:]]
+    return lines
 
 
 def _detail(body: str, paragraph: int | None, item: int | None) -> str | None:
     """Of an article's text, the 항 ``paragraph`` (its lines up to the next 항, its 호 with it) and, of that or of the
     whole article, the 호 ``item`` (with its 목) under the sentence that leads the list; None when there is no such
     항 or 호. An article without numbered 항 is its own 제1항."""
-    lines: list[str] | None = body.splitlines()
+    lines: list[str] | None = _lines(body)
     if paragraph and lines is not None:
         lines = _paragraph(lines, paragraph)
     if item and lines is not None:
