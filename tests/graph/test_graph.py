@@ -126,6 +126,7 @@ def test_follow_up_is_joined_to_the_previous_question(runner: QueryRunner) -> No
         ("출산전후휴가는 며칠 주어야 하나요?", False),  # a complete question
         ("주택 임대차 계약이 묵시적으로 갱신되면 임대차 기간은?", False),  # ends on its topic, but says enough
         ("이혼하면 재산분할은 어떻게 하나요?", False),
+        ("저 회사원인데요 연차휴가는 며칠인가요?", False),  # 저: the speaker, not "that"
     ],
 )
 def test_follow_ups_are_told_from_complete_questions_without_an_llm(question: str, follow_up: bool) -> None:

@@ -24,7 +24,7 @@ _FOLLOW_UP = re.compile(
     r"^\s*(그럼|그러면|그건|그거|그것|그게|이건|이거|거기|그 (조항|규정|법|경우)|그때|그 다음|또|and|what about|then)\b|"
     r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$|"
     # a determiner pointing back: "그 조문 원문", "이 경우에도", "해당 규정은"
-    r"^\s*(그|이|저|해당|같은)\s+\S|"
+    r"^\s*(그|이|해당|같은)\s+\S|"  # not 저: "저 회사원인데요" is the speaker
     # no predicate of its own, only what changes: "3년 근무하면요?", "상가는요?", "편입생의 경우는요?"
     r"(은|는|이면|면|라면|이라면|엔|에는|경우)요\s*[?？]?\s*$",
     re.IGNORECASE,
