@@ -67,8 +67,14 @@ def compared(question: str) -> list[str]:
         n = len(left.split())
         if len(words) < n:
             continue
-        right = _without_particle(" ".join(w.group() for w in words[:n]))
-        offset = tokens[at].end  # a word holding a comparing token (차이는, 달라요, 각각) is left out
+        offset = tokens[at].end
+        start, end = offset + words[0].start(), offset + words[n - 1].end()
+        # the second conjunct, without the particle its last word ends in ("가게는" → "가게")
+        spanned = [t for t in tokens if start <= t.start < end]
+        while spanned and spanned[-1].tag.startswith("J"):
+            spanned.pop()
+        right = sentence[start : spanned[-1].end] if spanned else sentence[start:end]
+        # a word holding a comparing token (차이는, 달라요, 각각) is left out
         rest = [w.group() for w in words[n:] if not any(offset + w.start() <= c < offset + w.end() for c in cues)]
         before = sentence[: tokens[first].start]
         return [" ".join(f"{before}{noun} {' '.join(rest)}".split()) for noun in (left, right)]
@@ -78,13 +84,3 @@ def compared(question: str) -> list[str]:
 def _compares(form: str, tag: str) -> bool:
     return (tag == "NNG" and form in ("차이", "차이점", "비교")) or (tag.startswith("VA") and form == "다르") or form == "각각"
 
-
-def _without_particle(phrase: str) -> str:
-    """The noun phrase ``phrase`` without the particle its last word ends in ("가게는" → "가게")."""
-    from geungeo.text.kiwi import kiwi
-
-    tokens = kiwi().tokenize(phrase)
-    keep = len(tokens)
-    while keep > 0 and tokens[keep - 1].tag.startswith("J"):
-        keep -= 1
-    return phrase[: tokens[keep - 1].end] if keep else phrase

@@ -313,10 +313,13 @@ def _detail(body: str, paragraph: int | None, item: int | None) -> str | None:
     """Of an article's text, the 항 ``paragraph`` (its lines up to the next 항, its 호 with it) and, of that or of the
     whole article, the 호 ``item`` (with its 목) under the sentence that leads the list; None when there is no such
     항 or 호. An article without numbered 항 is its own 제1항."""
-    lines: list[str] | None = _lines(body)
-    if paragraph and lines is not None:
-        lines = _paragraph(lines, paragraph)
-    if item and lines is not None:
+    lines = _lines(body)
+    if paragraph:
+        found = _paragraph(lines, paragraph)
+        if found is None:
+            return None
+        lines = found
+    if item:
         heads = [(i, m) for i, line in enumerate(lines) if (m := _ITEM_LINE.match(line))]
         at = next((i for i, m in heads if int(m.group(1)) == item and not m.group(2)), None)
         if at is None:
@@ -324,7 +327,7 @@ def _detail(body: str, paragraph: int | None, item: int | None) -> str | None:
         end = next((i for i, _ in heads if i > at), len(lines))
         first = heads[0][0]
         lines = lines[first - 1 : first] + lines[at:end]
-    return "\n".join(lines) if lines is not None else None
+    return "\n".join(lines)
 
 
 def _paragraph(lines: list[str], n: int) -> list[str] | None:
