@@ -101,6 +101,24 @@ def test_structural_request_is_answered_from_the_store(runner: QueryRunner) -> N
     assert [c.label for c in events[-1]["answer"].citations] == ["휴가보장법 제4조"]
 
 
+def test_a_reference_asked_as_a_question_gets_its_text(runner: QueryRunner) -> None:
+    answer = runner.run("휴가보장법 제2조는 무슨 내용이에요?")  # before: searched, and quoted what cites 제2조
+    assert answer.route == "structural" and "15일의 유급휴가" in answer.answer and "1개월 개근" in answer.answer
+
+
+def test_a_question_citing_only_documents_not_stored_is_refused_with_their_names(runner: QueryRunner) -> None:
+    answer = runner.run("근로기준법상 연차 유급휴가는 며칠인가요?")  # before: 휴가보장법 제2조, as if it were the law
+    assert answer.refused and not answer.citations and "retrieve" not in _nodes(answer)
+    assert answer.answer == f"{REFUSAL}: '근로기준법'은 등록된 문서에 없습니다."
+    english = runner.run("How many days of annual leave does 「근로기준법」 give?")
+    assert english.refused and "'근로기준법' is not among the stored documents" in english.answer
+    near = runner.run("휴가보장법 시행령 제2조에 따르면 휴가는 며칠인가요?")
+    assert near.refused and "(비슷한 이름: 휴가보장법)" in near.answer
+    mixed = runner.run("휴가보장법과 근로기준법상 연차 유급휴가는 며칠인가요?")
+    assert not mixed.refused and "[휴가보장법 제2조]" in mixed.answer and any("근로기준법" in w for w in mixed.warnings)
+    assert not runner.run("휴보법상 연차 유급휴가는 며칠인가요?").refused  # a shortening of 휴가보장법
+
+
 def test_greeting_gets_a_direct_reply_without_retrieval(runner: QueryRunner) -> None:
     answer = runner.run("안녕하세요!")
     assert answer.route == "simple" and "retrieve" not in _nodes(answer) and not answer.evidence

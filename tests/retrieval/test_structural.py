@@ -57,6 +57,13 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         ("3-1-5 제8조", StructuralRequest("article", code="3-1-5", article="제8조")),
         ("교원인사규정(3-1-5) 전문", StructuralRequest("full", "교원인사규정", "3-1-5")),
         ("근로기준법에 대해 알려줘", StructuralRequest("overview", "근로기준법에 대해", exact_name=True)),
+        # a reference asked as a question: its text is the answer
+        ("근로기준법 제60조는 뭐야?", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("근로기준법 제60조 제2항은 무슨 내용이에요?", StructuralRequest("article", "근로기준법", article="제60조", paragraph=2)),
+        ("근로기준법 제60조의 내용은?", StructuralRequest("article", "근로기준법", article="제60조")),
+        ("학칙 별표 1은 뭐예요?", StructuralRequest("attachment", "학칙", attachment="별표 1")),
+        ("민법 제3장에는 뭐가 나와 있어?", StructuralRequest("chapter", "민법", chapter="제3장")),
+        ("제43조가 뭐지?", StructuralRequest("article", article="제43조")),
     ],
 )
 def test_parse_structural(query: str, expected: StructuralRequest) -> None:
@@ -75,6 +82,8 @@ def test_parse_normalises_nfd_input() -> None:
         "근로기준법 제60조에 따르면 연차휴가는 며칠인가요",
         "근로기준법 제60조와 제61조의 차이",
         "근로기준법이 뭐야",
+        "연차휴가는 뭐야?",
+        "근로기준법 제60조 위반하면 뭐야?",
         "연차휴가 며칠이에요",
         "휴학 신청",
         "전문",
@@ -293,6 +302,22 @@ def test_unknown_document_is_named_with_suggestions(engine: Engine) -> None:
     assert not answer.found
     assert "'근로기분법' 문서를 찾을 수 없습니다" in answer.message and "근로기준법" in answer.message
     assert not _ask(engine, "없는규정 전문").found
+
+
+def test_documents_cited_by_name_that_the_store_does_not_hold(engine: Engine) -> None:
+    lookup = StructuralLookup(engine.store)
+    assert lookup.unheld("소득세법상 퇴직소득세율은?") == (["소득세법"], [], False)
+    assert lookup.unheld("「고용보험법」 제40조에 따른 구직급여는?")[0] == ["고용보험법"]
+    missing, near, beside = lookup.unheld("근로기준법 시행규칙 제3조에 따르면 뭘 내야 해?")
+    assert missing == ["근로기준법 시행규칙"] and "근로기준법 시행령" in near and not beside
+    assert lookup.unheld("근로기준법과 소득세법상 퇴직금 차이")[::2] == (["소득세법"], True)
+    for held in ("근로기준법상 연차는?", "근로기준법 시행령 제3조에 따르면", "근기법상 연차는?", "샘플규정 제1조에 따른"):
+        assert lookup.unheld(held) == ([], [], False), held  # 근기법: a shortening of 근로기준법
+    for plain in ("신청 방법상 문제는?", "같은 법 제3조에 따르면", "시행령 제3조에 따르면", "이 규정 제5조", "계약서상 금액"):
+        assert lookup.unheld(plain)[0] == [], plain
+    assert _ask(engine, "근기법 제60조").citations[0].label == "[근로기준법 제60조]"
+    unknown = _ask(engine, "근로기준법 시행규칙 제1조")  # before: 근로기준법 제1조, the name read as 근로기준법
+    assert not unknown.found and "'근로기준법 시행규칙' 문서를 찾을 수 없습니다" in unknown.message
 
 
 def test_unknown_bare_title_and_questions_go_to_search(engine: Engine) -> None:

@@ -92,9 +92,10 @@ def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
     return max(items, key=lambda e: (squash(claim) in squash(e.text), len(words & set(e.text.split()))))
 
 
-RefusalReason = Literal["empty", "nothing", "unstated", "weak"]
-"""Why an answer is 근거 부족: the store holds no documents; nothing found that bears on the question; related
-provisions found that do not state the figure asked for; related provisions found that do not answer it."""
+RefusalReason = Literal["empty", "unheld", "nothing", "unstated", "weak"]
+"""Why an answer is 근거 부족: the store holds no documents; the question cites documents the store does not hold;
+nothing found that bears on the question; related provisions found that do not state the figure asked for; related
+provisions found that do not answer it."""
 
 
 def refusal_text(
@@ -105,8 +106,9 @@ def refusal_text(
     reason: RefusalReason | None = None,
     related: Sequence[str] = (),
 ) -> str:
-    """ "근거 부족" with its reason: an empty store, nothing found, or the related provisions found (``related``
-    labels, else the closest passages) and, when known, the figure they do not state."""
+    """ "근거 부족" with its reason: an empty store, documents cited that the store does not hold (``missing``, with
+    the closest stored titles as ``related``), nothing found, or the related provisions found (``related`` labels,
+    else the closest passages) and, when known, the figure they do not state."""
     reason = reason or ("unstated" if missing else "weak" if evidence else "nothing")
     near = ", ".join(list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3])
     en = question_language(question) == "en"
@@ -114,6 +116,13 @@ def refusal_text(
         if en:
             return f"{REFUSAL} (insufficient evidence): the store is empty; ingest documents first."
         return f"{REFUSAL}: 저장된 문서가 없습니다. 먼저 문서를 색인하세요."
+    if reason == "unheld":
+        names = ", ".join(f"'{name}'" for name in missing or ())
+        if en:
+            hint = f"; did you mean {near}?" if near else ""
+            return f"{REFUSAL} (insufficient evidence): {names} is not among the stored documents{hint}"
+        hint = f" (비슷한 이름: {near})" if near else ""
+        return f"{REFUSAL}: {particle(names, '은')} 등록된 문서에 없습니다{hint}."
     if reason == "nothing" or not near:
         if en:
             return f"{REFUSAL} (insufficient evidence): nothing in the documents bears on this question."

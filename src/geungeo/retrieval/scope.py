@@ -23,6 +23,16 @@ _MIN_ALIAS = 3
 _DROP_PREFIXES = ("동의대학교",)
 _SHORTEN_SUFFIXES = ("에관한법률", "에관한규정", "에관한세칙", "등에관한법률", "법률")
 _CODE = re.compile(r"(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])")
+# What a statute or regulation's name ends with.
+_TITLE_SUFFIX = r"(?:법률|법|시행령|시행규칙|규칙|규정|세칙|학칙|정관)"
+# A name written as a citation, so that it names a document whether or not the store holds it: in 「」, or a word
+# ending like a title right before 상 ("소득세법상"), an article ("소득세법 제55조") or "에 따르면/의하면/따른/의한"; a
+# 시행령 or 시행규칙 with its 법 before it. Words of two syllables are left out ("방법상", "같은 법 제3조", "동법").
+_CITED = re.compile(
+    r"「\s*([^」]{2,60}?)\s*」"
+    rf"|(?<![가-힣])((?:[가-힣]{{2,30}}법\s?)?[가-힣]{{0,30}}{_TITLE_SUFFIX})"
+    r"(?=상(?![가-힣])|\s*제\s*\d+\s*조|\s*에\s*(?:따르면|의하면|따른|의한))"
+)
 
 
 def _key(text: str) -> str:
@@ -84,6 +94,42 @@ class DocumentScope:
         for code in _CODE.findall(nfc(query)):
             found |= self.by_code.get(code, set())
         return found
+
+    def abbreviated(self, name: str) -> set[str]:
+        """Ids of the documents ``name`` shortens: a name found inside a stored one's ("고령자고용촉진법" in "고용상
+        연령차별금지 및 고령자고용촉진에 관한 법률"), or its letters in order from the first to the last ("근기법" for
+        근로기준법, not 근로기준법 시행령)."""
+        key = _key(name)
+        if len(key) < _MIN_ALIAS:
+            return set()
+        found: set[str] = set()
+        for alias, ids in self.by_alias.items():
+            if key in alias or (alias[0] == key[0] and alias[-1] == key[-1] and _in_order(key, alias)):
+                found |= ids
+        return found
+
+    def holds(self, name: str) -> set[str]:
+        """Ids of the documents a name written as a title means: exactly, ending with a stored name ("동의대학교 학칙"
+        is 학칙; "고등교육법 시행령" is not 고등교육법) or shortening one."""
+        key = _key(name)
+        return (
+            self.exact(name)
+            or {doc_id for alias, ids in self.by_alias.items() if key.endswith(alias) for doc_id in ids}
+            or self.abbreviated(name)
+        )
+
+    def absent(self, query: str) -> list[str]:
+        """The documents ``query`` cites by name (「소득세법」, "소득세법상", "소득세법 제55조") that the store does not
+        hold (:meth:`holds`)."""
+        names = (m.group(1) or m.group(2) for m in _CITED.finditer(nfc(query)))
+        cited = [n.strip() for n in names if len(_key(n)) >= _MIN_ALIAS and not re.fullmatch(_TITLE_SUFFIX, _key(n))]
+        return [n for n in dict.fromkeys(cited) if not self.holds(n)]
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Whether the letters of ``short`` appear in ``long`` in the same order."""
+    rest = iter(long)
+    return all(ch in rest for ch in short)
 
 
 class StoredDocuments:

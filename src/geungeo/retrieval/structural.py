@@ -39,6 +39,14 @@ _TRAILING = re.compile(
     r"전문|전체|전부|원문|개요|목차|차례|구성|좀|을|를)\s*$"
 )
 _QUESTION = re.compile(r"[?？]|몇|무엇|뭐|어떻게|언제|왜|얼마")
+# "What does it say" asked of a reference: "근로기준법 제60조는 뭐야?", "…가 무슨 내용이에요?", "… 내용이 뭔가요?",
+# "…에는 뭐가 나와 있어?". With it stripped, a question left with only a 조/장/별표 reference asks for that text.
+_ASKS_TEXT = re.compile(
+    r"\s*(?:은|는|이|가|의|에는|에서는)?\s*"
+    r"(?:(?:무슨|어떤)\s*내용|내용\s*(?:은|이)?(?:\s*(?:뭐|무엇|뭔))?|뭐|무엇|뭔"
+    r"|(?:뭐가|무엇이|무슨\s*내용이)\s*(?:나와|적혀|쓰여|있|규정)[가-힣\s]*)"
+    r"\s*(?:이야|이에요|예요|에요|야|인가요|입니까|이죠|일까요?|임|지|가요|이니|냐|니|이냐|인지|이지|요)?\s*[?？]*$"
+)
 _TITLE = re.compile(r"^[0-9A-Za-z가-힣一-鿿\s·ㆍ․・.,()「」『』_\-]{1,80}$")
 _TITLE_END = re.compile(r"(?:법|법률|령|칙|규정|정관|지침|요령|내규|규약|강령|기준)$")
 _NAME_PARTICLE = re.compile(r"(?<=[법률령칙정관])\s*의$|\s*에서의?$")
@@ -147,6 +155,8 @@ def _split_code(name: str) -> tuple[str, str | None]:
 def parse_structural(query: str) -> StructuralRequest | None:
     """The structural request ``query`` makes, or None when it is a real question."""
     text = re.sub(r"\s+", " ", nfc(query)).strip().strip("[]［］【】").rstrip(".!。 ")
+    if (asked := _ASKS_TEXT.search(text)) and asked.start() > 0 and _location(text[: asked.start()].rstrip())[1]:
+        text = text[: asked.start()].rstrip()  # "근로기준법 제60조는 뭐야?": the article's text is the answer
     if not text or _QUESTION.search(text):
         return None
     text, words = _strip_trailing(text)
@@ -419,8 +429,12 @@ class StructuralLookup:
         docs, scope = self.documents.current()
         if request.code:
             ids = scope.by_code.get(request.code, set())
+        elif request.exact_name:
+            ids = scope.exact(request.name)
         elif request.name:
-            ids = scope.exact(request.name) or (set() if request.exact_name else scope.named(request.name))
+            # A complete title must be one the store holds ("고등교육법 시행령" is not 고등교육법); a name written
+            # otherwise may name one inside it.
+            ids = scope.holds(request.name) if _TITLE_END.search(request.name) else scope.named(request.name)
         else:
             return docs
         picked = [d for d in docs if d.doc_id in ids]
@@ -435,6 +449,25 @@ class StructuralLookup:
         close = difflib.get_close_matches(name_key(request.subject), list(titles), n=3, cutoff=0.6)
         hint = f"; 비슷한 이름 / did you mean: {', '.join(titles[c] for c in close)}" if close else ""
         return _not_found(request, f"'{request.subject}' 문서를 찾을 수 없습니다", f"no document named '{request.subject}'{hint}")
+
+    def unheld(self, query: str) -> tuple[list[str], list[str], bool]:
+        """The documents ``query`` cites by name that the store does not hold ("소득세법상 퇴직소득세율은?": 소득세법),
+        the stored titles closest to them, and whether it names a stored document beside them (nothing for an empty
+        store)."""
+        docs, scope = self.documents.current()
+        missing = scope.absent(query) if docs else []
+        if not missing:
+            return [], [], False
+        rest = query
+        for name in missing:
+            rest = rest.replace(name, " ")
+        titles = {name_key(d.title): d.title for d in docs}
+        close = [
+            titles[c]
+            for name in missing
+            for c in difflib.get_close_matches(name_key(name), list(titles), n=2, cutoff=0.6)
+        ]
+        return missing, list(dict.fromkeys(close))[:3], bool(scope.named(rest))
 
     def answer(self, query: str) -> StructuralAnswer | None:
         """The answer to a structural query; None when the query is not structural."""

@@ -8,6 +8,7 @@ from typing import Literal
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
+from geungeo.answering.generation import refusal_text
 from geungeo.answering.models import CITATION_MARK, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
@@ -88,13 +89,29 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
 
 
 def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """A structural lookup ("제60조", "학칙 별표 1"), a refusal for a question citing only documents the store does not
+    hold, or the route of a conversational question."""
     question = state["question"]
-    previous = earlier_questions(state)
     if not ctx.settings.enable_query_routing:
         return {"route": "rag_required", "standalone": question}
     found = ctx.structural.answer(question)  # None unless the question is a structural request
     if found is not None:
         return {"route": "structural", "standalone": question, "structural": _hit(found)}
+    missing, near, beside = ctx.structural.unheld(question)
+    if missing and not beside:  # "소득세법상 …" with no 소득세법 stored: other documents would answer another question
+        text = refusal_text(question, [], missing, reason="unheld", related=near)
+        tracker.notes.append(f"not stored: {', '.join(missing)}")
+        return {"route": "structural", "standalone": question, "structural": _not_stored(text)}
+    update = _conversational_route(state, ctx, tracker)
+    if missing:  # "근로기준법과 소득세법상 …": the stored one answers, and the answer says what it could not read
+        update["warnings"] = [f"not among the stored documents / 등록되지 않은 문서: {', '.join(missing)}"]
+    return update
+
+
+def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """A greeting, a follow-up (its standalone form), or a question to search."""
+    question = state["question"]
+    previous = earlier_questions(state)
     if _GREETING.match(question):
         return {"route": "simple", "standalone": question}
     follow_up = bool(previous) and is_follow_up(question)
@@ -129,6 +146,10 @@ def _hit(found: StructuralAnswer) -> StructuralHit:
         "chunk_ids": [cid for c in found.citations for cid in c.chunk_ids],
         "cited": [c.chunk_ids[0] for c in found.citations if c.chunk_ids],
     }
+
+
+def _not_stored(text: str) -> StructuralHit:
+    return {"kind": "overview", "text": text, "found": False, "chunk_ids": [], "cited": []}
 
 
 def _last_cited(state: GraphState) -> str | None:
