@@ -57,6 +57,9 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         ("3-1-5 제8조", StructuralRequest("article", code="3-1-5", article="제8조")),
         ("교원인사규정(3-1-5) 전문", StructuralRequest("full", "교원인사규정", "3-1-5")),
         ("근로기준법에 대해 알려줘", StructuralRequest("overview", "근로기준법에 대해", exact_name=True)),
+        # a plain request after a phrase ending like a title: structural only for a stored title
+        ("등록금 반환 기준 알려줘", StructuralRequest("overview", "등록금 반환 기준", exact_name=True)),
+        ("교원인사규정 보여줘", StructuralRequest("overview", "교원인사규정", exact_name=True)),
         # a reference asked as a question: its text is the answer
         ("근로기준법 제60조는 뭐야?", StructuralRequest("article", "근로기준법", article="제60조")),
         ("근로기준법 제60조 제2항은 무슨 내용이에요?", StructuralRequest("article", "근로기준법", article="제60조", paragraph=2)),
@@ -325,6 +328,8 @@ def test_unknown_bare_title_and_questions_go_to_search(engine: Engine) -> None:
     assert lookup.answer("휴학 규정") is None
     assert lookup.answer("근로기준법에 대해 알려줘") is None
     assert lookup.answer("근로기준법에서 연차휴가는 몇 일?") is None
+    assert lookup.answer("휴가 지급 기준 알려줘") is None  # before: "'휴가 지급 기준' 문서를 찾을 수 없습니다"
+    assert _ask(engine, "근로기준법 보여줘").found and not _ask(engine, "없는규정 목차").found
 
 
 def test_place_without_a_document_name(engine: Engine) -> None:

@@ -32,6 +32,9 @@ from geungeo.types import Chunk, DocumentRecord
 Kind = Literal["overview", "article", "chapter", "attachment", "full"]
 
 _FULL_WORDS = ("전문", "전체", "전부", "원문", "모든조문", "전체조문", "전체내용")
+# Words asking for a document's outline: with them an unknown title is "not found"; after a plain request ("알려줘",
+# "보여줘") a phrase that merely ends like a title ("등록금 반환 기준 알려줘") is a question to search.
+_OUTLINE_WORDS = ("개요", "목차", "차례", "구성", *_FULL_WORDS)
 # Words that may follow a reference without making it a question.
 _TRAILING = re.compile(
     r"(보여\s*주세요|보여\s*줄래요?|보여\s*줘요?|알려\s*주세요|알려\s*줘요?|찾아\s*주세요|찾아\s*줘요?|주세요|"
@@ -173,7 +176,8 @@ def parse_structural(query: str) -> StructuralRequest | None:
     if (not name and not code) or (code is None and not words and not titled):
         return None
     kind: Kind = "full" if any(w in _FULL_WORDS for w in words) else "overview"
-    return StructuralRequest(kind, name, code, exact_name=code is None and not (words and titled))
+    outline = any(w in _OUTLINE_WORDS for w in words)
+    return StructuralRequest(kind, name, code, exact_name=code is None and not (outline and titled))
 
 
 # --- reading chunks -----------------------------------------------------------------------------
