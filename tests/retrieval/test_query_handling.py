@@ -26,6 +26,8 @@ SCOPE = DocumentScope.build(
         _doc("rules", "동의대학교학칙", "2-1-1"),
         _doc("grad", "동의대학교대학원학칙", "2-1-2"),
         _doc("pdf", "SPRI_AI_Brief_2023년12월호_F.pdf"),
+        _doc("graft", "부정청탁 및 금품등 수수의 금지에 관한 법률"),
+        _doc("elderly", "고용상 연령차별금지 및 고령자고용촉진에 관한 법률"),
     ]
 )
 
@@ -47,6 +49,36 @@ SCOPE = DocumentScope.build(
 )
 def test_named_documents(query: str, expected: set[str]) -> None:
     assert SCOPE.named(query) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "absent"),
+    [
+        ("소득세법상 퇴직소득세율은?", ["소득세법"]),
+        ("「국가를 당사자로 하는 계약에 관한 법률」 제5조에 따른 계약", ["국가를 당사자로 하는 계약에 관한 법률"]),
+        ("고등교육법 시행령 제4조에 따르면", ["고등교육법 시행령"]),
+        ("근로기준법 시행규칙 제3조", ["근로기준법 시행규칙"]),
+        ("근로기준법상 연차", []),
+        ("근로기준법 시행령 제3조에 따르면", []),
+        ("근기법상 연차", []),  # its letters in order: a shortening of 근로기준법
+        ("청탁금지법상 외부강의 사례금", []),  # loosely: of 부정청탁 및 금품등 수수의 금지에 관한 법률
+        ("고령자고용촉진법 제2조제1호의 고령자", []),  # inside the stored title
+        ("대학원학칙상 휴학", []),
+        ("신청 방법상 문제", []),  # two syllables: a word, not a title
+        ("같은 법 제3조에 따르면", []),
+        ("시행령 제3조에 따르면", []),
+        ("계약서상 금액", []),
+    ],
+)
+def test_documents_cited_by_name_that_the_store_does_not_hold(query: str, absent: list[str]) -> None:
+    assert SCOPE.absent(query) == absent
+
+
+def test_a_title_means_a_stored_document_it_is_or_shortens() -> None:
+    assert SCOPE.holds("동의대학교 학칙") == {"rules"}
+    assert SCOPE.holds("근기법") == {"lsa"}  # not 근로기준법 시행령, which does not end alike
+    assert SCOPE.holds("근로기준법 시행령") == {"lsa-dec"}
+    assert SCOPE.holds("고등교육법 시행령") == SCOPE.holds("청탁금지법") == set()  # a title lookup wants it strict
 
 
 def test_aliases_ignore_spacing_and_suffixes() -> None:

@@ -95,16 +95,19 @@ class DocumentScope:
             found |= self.by_code.get(code, set())
         return found
 
-    def abbreviated(self, name: str) -> set[str]:
+    def abbreviated(self, name: str, *, loose: bool = False) -> set[str]:
         """Ids of the documents ``name`` shortens: a name found inside a stored one's ("고령자고용촉진법" in "고용상
-        연령차별금지 및 고령자고용촉진에 관한 법률"), or its letters in order from the first to the last ("근기법" for
-        근로기준법, not 근로기준법 시행령)."""
+        연령차별금지 및 고령자고용촉진에 관한 법률"), or its letters in order, ending alike and, unless ``loose``,
+        starting alike ("근기법" for 근로기준법, not 근로기준법 시행령; loosely also "청탁금지법" for 부정청탁 및 금품등
+        수수의 금지에 관한 법률)."""
         key = _key(name)
         if len(key) < _MIN_ALIAS:
             return set()
         found: set[str] = set()
         for alias, ids in self.by_alias.items():
-            if key in alias or (alias[0] == key[0] and alias[-1] == key[-1] and _in_order(key, alias)):
+            if key in alias or (
+                alias[-1] == key[-1] and (loose or alias[0] == key[0]) and _in_order(key, alias)
+            ):
                 found |= ids
         return found
 
@@ -120,10 +123,10 @@ class DocumentScope:
 
     def absent(self, query: str) -> list[str]:
         """The documents ``query`` cites by name (「소득세법」, "소득세법상", "소득세법 제55조") that the store does not
-        hold (:meth:`holds`)."""
+        hold (:meth:`holds`, or a loose shortening of a stored name: a name people use should not be refused)."""
         names = (m.group(1) or m.group(2) for m in _CITED.finditer(nfc(query)))
         cited = [n.strip() for n in names if len(_key(n)) >= _MIN_ALIAS and not re.fullmatch(_TITLE_SUFFIX, _key(n))]
-        return [n for n in dict.fromkeys(cited) if not self.holds(n)]
+        return [n for n in dict.fromkeys(cited) if not (self.holds(n) or self.abbreviated(n, loose=True))]
 
 
 def _in_order(short: str, long: str) -> bool:
