@@ -24,7 +24,7 @@ _DROP_PREFIXES = ("동의대학교",)
 _SHORTEN_SUFFIXES = ("에관한법률", "에관한규정", "에관한세칙", "등에관한법률", "법률")
 _CODE = re.compile(r"(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])")
 # What a statute or regulation's name ends with.
-_TITLE_SUFFIX = r"(?:법률|법|시행령|시행규칙|규칙|규정|세칙|학칙|정관)"
+_TITLE_SUFFIX = r"(?:법률|법|시행령|시행규칙|규칙|규정|세칙|학칙|정관|지침|요령|내규|규약)"
 # A name written as a citation, so that it names a document whether or not the store holds it: in 「」, or a word
 # ending like a title right before 상 ("소득세법상"), an article ("소득세법 제55조") or "에 따르면/의하면/따른/의한"; a
 # 시행령 or 시행규칙 with its 법 before it. Words of two syllables are left out ("방법상", "같은 법 제3조", "동법").
