@@ -15,6 +15,10 @@ question sets) has four kinds of question, each scored without an LLM (extractiv
   text (the structural lookup, citing it).
 - ``phrase``: a topic that merely ends like a title, with a plain request ("등록금 반환 기준 알려줘"). Right when it
   is searched and answered or refused on the documents, not told that no document has that name.
+- ``series``: several articles of one document, listed, as a span or compared ("제60조부터 제62조까지", "제5조와
+  제6조의 차이는?"). Right when the answer cites exactly those articles, in order.
+- ``cites``: a question that cites an article of the document it names ("근로기준법 제60조에 따르면 …"). Right when
+  the answer cites that article first.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from geungeo.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "forms.jsonl"
-KINDS = ("unheld", "held", "reference", "phrase")
+KINDS = ("unheld", "held", "reference", "phrase", "series", "cites")
 NOTES = "## Notes"
 _UNKNOWN = ("등록된 문서에 없습니다", "문서를 찾을 수 없습니다", "not among the stored documents", "no document named")
 
@@ -50,6 +54,10 @@ def score(item: dict[str, Any], answer: Any) -> dict[str, Any]:
         right = not unknown
     elif kind == "reference":
         right = answer.route == "structural" and item["label"] in labels
+    elif kind == "series":
+        right = labels == item["labels"]
+    elif kind == "cites":
+        right = bool(labels) and labels[0] == item["label"]
     else:
         right = not unknown
     cites = any(label.startswith(item["doc"]) for label in labels) if kind == "held" else None

@@ -106,6 +106,24 @@ def test_a_reference_asked_as_a_question_gets_its_text(runner: QueryRunner) -> N
     assert answer.route == "structural" and "15일의 유급휴가" in answer.answer and "1개월 개근" in answer.answer
 
 
+def test_articles_a_question_cites_come_first_in_its_evidence(runner: QueryRunner) -> None:
+    answer = runner.run("휴가보장법 제3조에서 1년간 80퍼센트 이상 출근한 근로자의 휴가는?")  # its words are 제2조's
+    assert answer.evidence[0].label == "휴가보장법 제3조" and any("cited: 제3조" in s.note for s in answer.flow_log)
+
+
+def test_compared_articles_are_shown_side_by_side_without_a_model(data_dir: Path) -> None:
+    extractive = _runner(data_dir)
+    with_model = _runner(data_dir, llm=ScriptedChatModel(GOOD))
+    try:
+        shown = extractive.run("휴가보장법 제2조와 제3조의 차이는?")
+        explained = with_model.run("휴가보장법 제2조와 제3조의 차이는?")
+    finally:
+        extractive.close()
+        with_model.close()
+    assert shown.route == "structural" and [c.label for c in shown.citations] == ["휴가보장법 제2조", "휴가보장법 제3조"]
+    assert explained.route != "structural"  # the model explains the difference from the evidence
+
+
 def test_a_question_citing_only_documents_not_stored_is_refused_with_their_names(runner: QueryRunner) -> None:
     answer = runner.run("근로기준법상 연차 유급휴가는 며칠인가요?")  # before: 휴가보장법 제2조, as if it were the law
     assert answer.refused and not answer.citations and "retrieve" not in _nodes(answer)

@@ -67,10 +67,32 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         ("학칙 별표 1은 뭐예요?", StructuralRequest("attachment", "학칙", attachment="별표 1")),
         ("민법 제3장에는 뭐가 나와 있어?", StructuralRequest("chapter", "민법", chapter="제3장")),
         ("제43조가 뭐지?", StructuralRequest("article", article="제43조")),
+        # several articles: listed, or a span
+        (
+            "근로기준법 제60조랑 제61조 보여줘",
+            StructuralRequest("article", "근로기준법", article="제60조", series=("제60조", "제61조")),
+        ),
+        (
+            "근로기준법 제60조, 제60조의 2",
+            StructuralRequest("article", "근로기준법", article="제60조", series=("제60조", "제60조의2")),
+        ),
+        (
+            "근로기준법 제60조부터 제62조까지",
+            StructuralRequest("article", "근로기준법", article="제60조", series=("제60조", "제62조"), span=True),
+        ),
+        ("학칙 제3조~제5조", StructuralRequest("article", "학칙", article="제3조", series=("제3조", "제5조"), span=True)),
     ],
 )
 def test_parse_structural(query: str, expected: StructuralRequest) -> None:
     assert parse_structural(query) == expected
+
+
+def test_compared_articles_ask_for_their_texts_only_when_asked_to() -> None:
+    compared = "근로기준법 제60조와 제61조의 차이는?"
+    assert parse_structural(compared) is None  # a question for the answer graph (a model explains the difference)
+    expected = StructuralRequest("article", "근로기준법", article="제60조", series=("제60조", "제61조"))
+    assert parse_structural(compared, comparisons=True) == expected
+    assert parse_structural("연차와 월차의 차이는?", comparisons=True) is None
 
 
 def test_parse_normalises_nfd_input() -> None:
@@ -286,6 +308,29 @@ def test_attachments(engine: Engine) -> None:
     assert "신청서" in _ask(engine, "샘플규정 서식 2").text  # 서식 and 별지 are one family
     missing = _ask(engine, "샘플규정 별표 3")
     assert not missing.found and "별표 1" in missing.message and "별지 2" in missing.message
+
+
+def test_several_articles_each_whole_and_cited(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    span = _ask(engine, "근로기준법 제50조부터 제64조까지")  # before: 제64조 alone
+    assert [c.label for c in span.citations] == [f"[근로기준법 {a}]" for a in ("제50조", "제60조", "제60조의2", "제64조")]
+    assert span.text.index("제50조(근로시간)") < span.text.index("제60조의2(휴가의 특례)") < span.text.index("15세 미만")
+    listed = _ask(engine, "근로기준법 제64조랑 제2조, 제99조")
+    assert [c.label for c in listed.citations] == ["[근로기준법 제64조]", "[근로기준법 제2조]"]
+    assert listed.text.endswith("(제99조: '근로기준법'에 없습니다 / not in 근로기준법)")
+    assert not _ask(engine, "근로기준법 제98조, 제99조").found
+    monkeypatch.setattr("geungeo.retrieval.structural._MAX_SERIES", 2)
+    too_many = _ask(engine, "근로기준법 제1조부터 제64조까지")
+    assert not too_many.found and "ask for its chapter" in too_many.message
+
+
+def test_the_articles_a_question_cites_in_the_document_it_names(engine: Engine) -> None:
+    lookup = StructuralLookup(engine.store)
+    cited = lookup.cited_articles("근로기준법 제60조제2항에 따르면 1년 미만이면 며칠이고 제2조의 근로자는 누구?")
+    assert [[c.meta["article"] for c in chunks][:1] for chunks in cited] == [["제60조"], ["제2조"]]
+    assert len(cited[0]) > 2  # every chunk of the long article
+    assert lookup.cited_articles("근로기준법 시행령 제1조의 목적")[0][0].meta["doc"] == "근로기준법 시행령"
+    for none in ("근로기준법상 3조원 규모", "제60조에 따르면", "근로기준법과 소득세법 제60조", "근로기준법 제99조"):
+        assert lookup.cited_articles(none) == [], none
 
 
 def test_missing_article_names_the_nearest(engine: Engine) -> None:

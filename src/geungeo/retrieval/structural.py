@@ -58,6 +58,20 @@ _ARTICLE = re.compile(
     r"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*[(（][^()（）]*[)）])?"
     r"(?:\s*(?:제\s*)?(\d+)\s*항)?(?:\s*(?:제\s*)?(\d+)\s*호)?$"
 )
+_ONE_ARTICLE = r"(?:제\s*)?\d+\s*조(?!\s*원)(?:\s*의\s*\d+)?"  # not "3조원", an amount
+# Several articles of one document: "제60조, 제61조", "제60조와 제61조", "제60조랑 제61조", "제60조부터 제62조까지",
+# "제60조~제62조".
+_ARTICLE_SERIES = re.compile(
+    rf"(?<!\d)({_ONE_ARTICLE})((?:\s*(?:,|및|와|과|이랑|랑|하고|그리고)\s*{_ONE_ARTICLE})+"
+    rf"|\s*(?:부터|~|∼|-)\s*{_ONE_ARTICLE}\s*(?:까지)?)$"
+)
+_SPAN = re.compile(r"부터|~|∼|-")
+# "제60조와 제61조의 차이": two articles to compare, which without a model to explain the difference is best answered
+# with both texts side by side.
+_COMPARISON = re.compile(
+    r"\s*(?:의|은|는)?\s*(?:차이점?|비교|다른\s*점)\s*(?:은|는|이|가|을|를)?\s*(?:뭐야|뭔가요|무엇인가요|뭐예요)?\s*[?？]*$"
+)
+_MAX_SERIES = 20  # articles shown for one request; a longer span is better asked as its chapter
 _DIVISIONS = re.compile(r"(?:제\s*\d+\s*[편장절관](?:\s*의\s*\d+)?\s*)+$")
 _DIVISION_PART = re.compile(r"제\s*(\d+)\s*([편장절관])(?:\s*의\s*(\d+))?")
 _MIN_OVERLAP = 20
@@ -82,10 +96,14 @@ class StructuralRequest:
     exact_name: bool = False
     paragraph: int | None = None  # 제2항 of the article
     item: int | None = None  # 제3호 of the article (of its 항 when one is named)
+    series: tuple[str, ...] = ()  # several articles: "제60조, 제61조" (each), "제60조부터 제62조까지" (a span)
+    span: bool = False
 
     @property
     def target(self) -> str:
         """The requested place as written in messages: ``제8조``, ``제60조 제2항``, ``제4장``, ``별표 2``, ``전문``."""
+        if self.series:
+            return f"{self.series[0]}–{self.series[-1]}" if self.span else ", ".join(self.series)
         if self.article:
             return " ".join([self.article, *(f"제{n}{unit}" for n, unit in ((self.paragraph, "항"), (self.item, "호")) if n)])
         return self.chapter or self.attachment or ("전문" if self.kind == "full" else "개요")
@@ -155,14 +173,24 @@ def _split_code(name: str) -> tuple[str, str | None]:
     return (name[: m.start()] + " " + name[m.end() :]).strip(), m.group(1)
 
 
-def parse_structural(query: str) -> StructuralRequest | None:
-    """The structural request ``query`` makes, or None when it is a real question."""
+def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequest | None:
+    """The structural request ``query`` makes, or None when it is a real question. With ``comparisons``, a question
+    comparing articles of one document ("근로기준법 제60조와 제61조의 차이는?") asks for their texts."""
     text = re.sub(r"\s+", " ", nfc(query)).strip().strip("[]［］【】").rstrip(".!。 ")
+    if comparisons and (asked := _COMPARISON.search(text)) and _ARTICLE_SERIES.search(text[: asked.start()].rstrip()):
+        text = text[: asked.start()].rstrip()
     if (asked := _ASKS_TEXT.search(text)) and asked.start() > 0 and _location(text[: asked.start()].rstrip())[1]:
         text = text[: asked.start()].rstrip()  # "근로기준법 제60조는 뭐야?": the article's text is the answer
     if not text or _QUESTION.search(text):
         return None
     text, words = _strip_trailing(text)
+    if series := _ARTICLE_SERIES.search(text):
+        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, series.group(0))]
+        name, code = _split_code(_NAME_PARTICLE.sub("", text[: series.start()].strip()).strip())
+        if name and not _TITLE.match(name):
+            return None
+        span = bool(_SPAN.search(series.group(2)))
+        return StructuralRequest("article", name, code, labels[0], series=tuple(dict.fromkeys(labels)), span=span)
     rest, place, label, (paragraph, item) = _location(text)
     name, code = _split_code(_NAME_PARTICLE.sub("", rest.strip()).strip())
     if name and not _TITLE.match(name):
@@ -296,7 +324,36 @@ def _with_chapters(units: Sequence[Sequence[Chunk]], render: Callable[[Sequence[
     return lines
 
 
+def _series(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    """Several articles, each whole and cited, in the document's order: those listed, or every one of a span (its
+    branch articles included: 제60조의2 between 제60조 and 제61조)."""
+    labels = list(dict.fromkeys(str(c.meta["article"]) for c in chunks if _is_article(c)))
+    if request.span:
+        first, last = (labels.index(a) if a in labels else -1 for a in (request.series[0], request.series[-1]))
+        wanted = labels[first : last + 1] if 0 <= first <= last else []
+    else:
+        wanted = [a for a in request.series if a in labels]
+    if not wanted:
+        return _missing(request, doc, "nearest", _nearest(labels, request.series[0]))
+    if len(wanted) > _MAX_SERIES:
+        return _not_found(
+            request,
+            f"{_ga(request.target)} {len(wanted)}개 조문입니다: 장(章)이나 전문으로 물어 주세요",
+            f"{request.target} spans {len(wanted)} articles; ask for its chapter or the full text",
+        )
+    parts, citations = [], []
+    for label in wanted:
+        one = _article(StructuralRequest("article", request.name, request.code, label), doc, chunks)
+        parts.append(one.text)
+        citations += one.citations
+    absent = [a for a in request.series if a not in labels] if not request.span else []
+    note = [f"({', '.join(absent)}: '{doc.title}'에 없습니다 / not in {doc.title})"] if absent else []
+    return StructuralAnswer("article", request, "\n\n".join([*parts, *note]), citations)
+
+
 def _article(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
+    if request.series:
+        return _series(request, doc, chunks)
     label = request.article or ""
     picked = [c for c in chunks if _is_article(c) and c.meta.get("article") == label]
     if not picked:
@@ -473,9 +530,27 @@ class StructuralLookup:
         ]
         return missing, list(dict.fromkeys(close))[:3], bool(scope.named(rest))
 
-    def answer(self, query: str) -> StructuralAnswer | None:
-        """The answer to a structural query; None when the query is not structural."""
-        request = parse_structural(query)
+    def cited_articles(self, query: str) -> list[list[Chunk]]:
+        """The articles a question cites by number in the one stored document it names ("근로기준법 제60조에 따르면
+        연차휴가는 며칠?": 근로기준법 제60조), each as its chunks, in the order cited; none when it names no stored
+        document, several, or one the store does not hold (a 제N조 beside 「소득세법」 is not 근로기준법's)."""
+        scope = self.documents.current()[1]
+        named = scope.named(query)
+        if len(named) != 1 or scope.absent(query):
+            return []
+        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, nfc(query))]
+        if not labels:
+            return []
+        chunks = [c for c in self.store.chunks_of(next(iter(named))) if _is_article(c)]
+        by_label: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            by_label.setdefault(str(chunk.meta["article"]), []).append(chunk)
+        return [by_label[label] for label in dict.fromkeys(labels) if label in by_label]
+
+    def answer(self, query: str, *, comparisons: bool = False) -> StructuralAnswer | None:
+        """The answer to a structural query; None when the query is not structural (``comparisons``: see
+        :func:`parse_structural`)."""
+        request = parse_structural(query, comparisons=comparisons)
         if request is None:
             return None
         docs = self._resolve(request)

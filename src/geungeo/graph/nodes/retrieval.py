@@ -41,8 +41,16 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:
         results = list(pool.map(search, queries))
     pool_by_id = {c.chunk_id: c for c in state.get("candidates", [])}
+    question = state.get("standalone") or state["question"]
+    # The articles the question cites in the document it names ("근로기준법 제60조에 따르면 …") are evidence whatever
+    # the search ranks: first, and each keeps a place among the best passages.
+    cited = ctx.engine.structural.cited_articles(question) if not state.get("iteration") and where is None else []
+    for chunks in cited:
+        for chunk in chunks:
+            pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, 1.0)
+    if cited:
+        tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
     if ctx.corrections is not None and not state.get("iteration"):
-        question = state.get("standalone") or state["question"]
         for correction, similarity in ctx.corrections.find(question):
             pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity)
             tracker.notes.append(f"verified correction #{correction.id} (similarity {similarity:.2f})")
@@ -54,7 +62,8 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     tracker.notes.append(f"{len(queries)} queries, {len(pool_by_id)} candidates")
     plan = state.get("plan")
     parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
-    leads = [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
+    leads = [chunks[0].id for chunks in cited]
+    leads += [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
         "leads": list(dict.fromkeys([*state.get("leads", []), *leads])),

@@ -94,7 +94,8 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     question = state["question"]
     if not ctx.settings.enable_query_routing:
         return {"route": "rag_required", "standalone": question}
-    found = ctx.structural.answer(question)  # None unless the question is a structural request
+    # None unless the question is a structural request; without a model to explain them, compared articles are shown
+    found = ctx.structural.answer(question, comparisons=ctx.extractive)
     if found is not None:
         return {"route": "structural", "standalone": question, "structural": _hit(found)}
     missing, near, beside = ctx.structural.unheld(question)
