@@ -37,6 +37,8 @@ def run(runner: QueryRunner, pair: dict[str, Any]) -> dict[str, Any]:
         "id": pair["id"],
         "elliptical": pair["elliptical"],
         "route": answer.route,
+        # completed with the turn before, or a place read in the document of the last answer ("그럼 제61조는?")
+        "read": answer.route == "history_required" or any(s.note.startswith("follow-up") for s in answer.flow_log),
         "refused": answer.refused,
         "cites_gold": any(gold),
         "first_gold": bool(gold) and gold[0],
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         rs = [r for r in records if r["elliptical"] is elliptical]
         n = len(rs) or 1
         lines.append(
-            f"| {name} | {len(rs)} | {sum(r['route'] == 'history_required' for r in rs) / n:.2f} | "
+            f"| {name} | {len(rs)} | {sum(r['read'] for r in rs) / n:.2f} | "
             f"{sum(r['cites_gold'] for r in rs) / n:.2f} | {sum(r['first_gold'] for r in rs) / n:.2f} | "
             f"{sum(r['refused'] for r in rs) / n:.2f} | {sum(r['confidence'] for r in rs) / n:.2f} |"
         )

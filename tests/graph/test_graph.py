@@ -149,6 +149,22 @@ def test_follow_up_is_joined_to_the_previous_question(runner: QueryRunner) -> No
     assert any("제4조" in c.label for c in answer.citations)
 
 
+def test_a_turn_naming_only_a_place_reads_it_in_the_document_of_the_last_answer(runner: QueryRunner) -> None:
+    def turn(question: str) -> Any:
+        return runner.run(question, conversation_id="places")
+
+    assert turn("휴가보장법 제2조 보여줘").route == "structural"
+    # before: "그럼 제3조는?" was searched, "제4조도 보여줘" too (any document's 제4조), "다음 조문은?" was a question
+    for question, label in (("그럼 제3조는?", "제3조"), ("다음 조문은?", "제4조"), ("그 앞 조문은?", "제3조")):
+        answer = turn(question)
+        assert answer.route == "structural" and [c.label for c in answer.citations] == [f"휴가보장법 {label}"], question
+    missing = turn("제9조도 보여줘")
+    assert missing.refused and "'휴가보장법'에 제9조가 없습니다" in missing.answer
+    turn("1년 일하면 연차 유급휴가 며칠 받아요?")  # an answer with [휴가보장법 제2조] in its text
+    assert [c.label for c in turn("제4조도 보여줘").citations] == ["휴가보장법 제4조"]
+    assert runner.run("제4조도 보여줘").route == "rag_required"  # outside a conversation there is no last answer
+
+
 @pytest.mark.parametrize(
     ("question", "follow_up"),
     [

@@ -69,6 +69,7 @@ def test_named_documents(query: str, expected: set[str]) -> None:
         ("같은 법 제3조에 따르면", []),
         ("시행령 제3조에 따르면", []),
         ("계약서상 금액", []),
+        ("난민법상 난민 인정 요건", ["난민법"]),  # not 민법, whose name it ends with
     ],
 )
 def test_documents_cited_by_name_that_the_store_does_not_hold(query: str, absent: list[str]) -> None:

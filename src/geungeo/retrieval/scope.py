@@ -112,14 +112,12 @@ class DocumentScope:
         return found
 
     def holds(self, name: str) -> set[str]:
-        """Ids of the documents a name written as a title means: exactly, ending with a stored name ("동의대학교 학칙"
-        is 학칙; "고등교육법 시행령" is not 고등교육법) or shortening one."""
+        """Ids of the documents a name written as a title means: exactly, ending with a stored name of three letters
+        or more ("본교 대학원학칙" is 대학원학칙; "고등교육법 시행령" is not 고등교육법, nor "난민법" 민법) or shortening one."""
         key = _key(name)
-        return (
-            self.exact(name)
-            or {doc_id for alias, ids in self.by_alias.items() if key.endswith(alias) for doc_id in ids}
-            or self.abbreviated(name)
-        )
+        long_enough = (item for item in self.by_alias.items() if len(item[0]) >= _MIN_ALIAS)
+        ending = {doc_id for alias, ids in long_enough if key.endswith(alias) for doc_id in ids}
+        return self.exact(name) or ending or self.abbreviated(name)
 
     def absent(self, query: str) -> list[str]:
         """The documents ``query`` cites by name (「소득세법」, "소득세법상", "소득세법 제55조") that the store does not

@@ -173,6 +173,11 @@ def _split_code(name: str) -> tuple[str, str | None]:
     return (name[: m.start()] + " " + name[m.end() :]).strip(), m.group(1)
 
 
+def document_of(label: str) -> str:
+    """The document part of a citation label: "근로기준법" of "근로기준법 제60조", "학칙" of "학칙 별표 1"."""
+    return _location(label)[0].strip()
+
+
 def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequest | None:
     """The structural request ``query`` makes, or None when it is a real question. With ``comparisons``, a question
     comparing articles of one document ("근로기준법 제60조와 제61조의 차이는?") asks for their texts."""
@@ -529,6 +534,19 @@ class StructuralLookup:
             for c in difflib.get_close_matches(name_key(name), list(titles), n=2, cutoff=0.6)
         ]
         return missing, list(dict.fromkeys(close))[:3], bool(scope.named(rest))
+
+    def adjacent(self, label: str, step: int) -> str | None:
+        """The label of the article ``step`` places after (before, when negative) the one ``label`` names in its
+        document ("근로기준법 제60조", 1 → "근로기준법 제60조의2"); None when there is none or ``label`` is no article."""
+        request = parse_structural(label)
+        if request is None or request.kind != "article" or not request.article:
+            return None
+        docs = self._resolve(request)
+        if len(docs) != 1:
+            return None
+        order = list(dict.fromkeys(str(c.meta["article"]) for c in self.store.chunks_of(docs[0].doc_id) if _is_article(c)))
+        at = order.index(request.article) + step if request.article in order else -1
+        return f"{docs[0].title} {order[at]}" if 0 <= at < len(order) else None
 
     def cited_articles(self, query: str) -> list[list[Chunk]]:
         """The articles a question cites by number in the one stored document it names ("근로기준법 제60조에 따르면

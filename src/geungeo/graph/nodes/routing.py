@@ -13,7 +13,7 @@ from geungeo.answering.models import CITATION_MARK, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
 from geungeo.retrieval.expansion import query_terms
-from geungeo.retrieval.structural import StructuralAnswer
+from geungeo.retrieval.structural import StructuralAnswer, document_of, parse_structural
 
 _GREETING = re.compile(
     r"^\s*(안녕|안뇽|하이|ㅎㅇ|반가워|고마워|감사(합니다|해요)?|수고|좋은 (아침|하루)"
@@ -32,6 +32,13 @@ _FOLLOW_UP = re.compile(
 )
 # A follow-up asking to see the text itself: "그 조문 원문 보여줘", "그거 전문 보여 주세요".
 _SHOW = re.compile(r"(원문|전문|조문|본문|전체).{0,8}(보여|알려)|보여\s*(줘|주세요|줄래)")
+# A turn that only names a place, read in the document of the last answer: "그럼 제61조는?", "제62조도 보여줘",
+# "별표 1은요?"; and one that steps from its article: "다음 조문은?", "그 앞 조는?".
+_CUE = re.compile(r"^\s*(?:그럼|그러면|그리고|또|이번엔|그럼\s*이번엔)\s+")
+_PLACE_ONLY = re.compile(
+    r"\s*(?:은|는|도|이|가|을|를)?\s*(?:요|보여\s*(?:줘|주세요|줄래)요?|알려\s*(?:줘|주세요)요?|뭐야|내용은?)?\s*[?？!.]*$"
+)
+_STEP = re.compile(r"^\s*(?:그\s*)?(다음|이전|앞|뒤)\s*(?:조문|조항|조)" + _PLACE_ONLY.pattern)
 # A short question ending on its topic, with nothing said about it ("위반하면 처벌은?", "기간은?"), is a follow-up in a
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
@@ -115,6 +122,12 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
     previous = earlier_questions(state)
     if _GREETING.match(question):
         return {"route": "simple", "standalone": question}
+    place = _in_last_document(question, state, ctx) if previous else None
+    if place is not None:
+        tracker.notes.append(f"follow-up: {place} in the document of the last answer")
+        shown = ctx.structural.answer(place)
+        if shown is not None:
+            return {"route": "structural", "standalone": place, "structural": _hit(shown)}
     follow_up = bool(previous) and is_follow_up(question)
     if follow_up and _SHOW.search(question) and (label := _last_cited(state)):
         shown = ctx.structural.answer(label)  # "그 조문 보여줘": the provision the last answer cited first
@@ -153,10 +166,31 @@ def _not_stored(text: str) -> StructuralHit:
     return {"kind": "overview", "text": text, "found": False, "chunk_ids": [], "cited": []}
 
 
+def _in_last_document(question: str, state: GraphState, ctx: GraphContext) -> str | None:
+    """A turn naming only a place ("그럼 제61조는?", "별표 1도 보여줘") or a step from the last answer's article ("다음
+    조문은?") as a structural request in the document the last answer cited first ("근로기준법 제61조"); None
+    otherwise."""
+    last = _last_cited(state)
+    if last is None:
+        return None
+    if step := _STEP.match(question):
+        return ctx.structural.adjacent(last, 1 if step.group(1) in ("다음", "뒤") else -1)
+    bare = _PLACE_ONLY.sub("", _CUE.sub("", question)).strip()
+    request = parse_structural(bare) if bare else None
+    if request is None or request.name or request.code or request.kind not in ("article", "chapter", "attachment"):
+        return None
+    return f"{document_of(last)} {bare}"
+
+
 def _last_cited(state: GraphState) -> str | None:
     """The first citation label of the conversation's last answer ("근로기준법 제60조"), if it cited one."""
     answers = [m for m in state.get("history", [])[:-1] if isinstance(m, AIMessage)]
-    found = CITATION_MARK.search(str(answers[-1].content)) if answers else None
+    if not answers:
+        return None
+    cited = answers[-1].additional_kwargs.get("cited")  # a structural answer quotes its text without [labels]
+    if isinstance(cited, list) and cited:
+        return str(cited[0])
+    found = CITATION_MARK.search(str(answers[-1].content))
     return found.group(1) if found else None
 
 
@@ -188,4 +222,5 @@ def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
 
 def remember(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Close the turn: the answer joins the conversation history (the runner added the question)."""
-    return {"history": [AIMessage(state.get("answer", ""))]}
+    cited = [c.label for c in state.get("citations", [])]
+    return {"history": [AIMessage(state.get("answer", ""), additional_kwargs={"cited": cited})]}
