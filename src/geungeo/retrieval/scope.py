@@ -127,6 +127,11 @@ class DocumentScope:
         return [n for n in dict.fromkeys(cited) if not (self.holds(n) or self.abbreviated(n, loose=True))]
 
 
+def cites_by_name(query: str) -> bool:
+    """Whether ``query`` cites a document by name as citations do (in 「」, or before 상, 제N조, 에 따르면 …)."""
+    return _CITED.search(nfc(query)) is not None
+
+
 def _in_order(short: str, long: str) -> bool:
     """Whether the letters of ``short`` appear in ``long`` in the same order."""
     rest = iter(long)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from geungeo.retrieval.scope import StoredDocuments, name_key
+from geungeo.retrieval.scope import StoredDocuments, cites_by_name, name_key
 from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
 from geungeo.text.structure import (
@@ -520,6 +520,8 @@ class StructuralLookup:
         """The documents ``query`` cites by name that the store does not hold ("소득세법상 퇴직소득세율은?": 소득세법),
         the stored titles closest to them, and whether it names a stored document beside them (nothing for an empty
         store)."""
+        if not cites_by_name(query):  # most questions: no need to read the store's documents
+            return [], [], False
         docs, scope = self.documents.current()
         missing = scope.absent(query) if docs else []
         if not missing:
@@ -552,12 +554,12 @@ class StructuralLookup:
         """The articles a question cites by number in the one stored document it names ("근로기준법 제60조에 따르면
         연차휴가는 며칠?": 근로기준법 제60조), each as its chunks, in the order cited; none when it names no stored
         document, several, or one the store does not hold (a 제N조 beside 「소득세법」 is not 근로기준법's)."""
+        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, nfc(query))]
+        if not labels:
+            return []
         scope = self.documents.current()[1]
         named = scope.named(query)
         if len(named) != 1 or scope.absent(query):
-            return []
-        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, nfc(query))]
-        if not labels:
             return []
         chunks = [c for c in self.store.chunks_of(next(iter(named))) if _is_article(c)]
         by_label: dict[str, list[Chunk]] = {}
