@@ -28,6 +28,7 @@ SCOPE = DocumentScope.build(
         _doc("pdf", "SPRI_AI_Brief_2023년12월호_F.pdf"),
         _doc("graft", "부정청탁 및 금품등 수수의 금지에 관한 법률"),
         _doc("elderly", "고용상 연령차별금지 및 고령자고용촉진에 관한 법률"),
+        _doc("emergency", "응급의료에 관한 법률"),
     ]
 )
 
@@ -81,6 +82,9 @@ def test_a_title_means_a_stored_document_it_is_or_shortens() -> None:
     assert SCOPE.holds("근기법") == {"lsa"}  # not 근로기준법 시행령, which does not end alike
     assert SCOPE.holds("근로기준법 시행령") == {"lsa-dec"}
     assert SCOPE.holds("고등교육법 시행령") == SCOPE.holds("청탁금지법") == set()  # a title lookup wants it strict
+    assert SCOPE.holds("고령자고용촉진법") == {"elderly"}  # its letters in order from the first
+    assert SCOPE.holds("의료법") == set() and SCOPE.absent("의료법 제17조") == []  # inside 응급의료법: not shown, not refused
+    assert SCOPE.named("근기법상 연차는?") == {"lsa"} and SCOPE.named("소득세법상 세율") == set()  # searched in it
 
 
 def test_aliases_ignore_spacing_and_suffixes() -> None:

@@ -93,19 +93,24 @@ class DocumentScope:
         found = {doc_id for _, _, alias in kept for doc_id in self.by_alias[alias]}
         for code in _CODE.findall(nfc(query)):
             found |= self.by_code.get(code, set())
+        # a name cited in a shortened form ("근기법상", "파견법 제6조"): the document it shortens from its first letter
+        for m in _CITED.finditer(nfc(query)):
+            name = _key(m.group(1) or m.group(2))
+            if len(name) >= _MIN_ALIAS and not any(name.endswith(alias) for _, _, alias in kept):
+                found |= self.abbreviated(name, inside=False)
         return found
 
-    def abbreviated(self, name: str, *, loose: bool = False) -> set[str]:
-        """Ids of the documents ``name`` shortens: a name found inside a stored one's ("고령자고용촉진법" in "고용상
-        연령차별금지 및 고령자고용촉진에 관한 법률"), or its letters in order, ending alike and, unless ``loose``,
-        starting alike ("근기법" for 근로기준법, not 근로기준법 시행령; loosely also "청탁금지법" for 부정청탁 및 금품등
-        수수의 금지에 관한 법률)."""
+    def abbreviated(self, name: str, *, loose: bool = False, inside: bool = True) -> set[str]:
+        """Ids of the documents ``name`` shortens: with ``inside``, a name found inside a stored one's
+        ("고령자고용촉진법" in "고용상 연령차별금지 및 고령자고용촉진에 관한 법률", but also "의료법" in 응급의료법), or its
+        letters in order, ending alike and, unless ``loose``, starting alike ("근기법" for 근로기준법, not 근로기준법
+        시행령; loosely also "청탁금지법" for 부정청탁 및 금품등 수수의 금지에 관한 법률)."""
         key = _key(name)
         if len(key) < _MIN_ALIAS:
             return set()
         found: set[str] = set()
         for alias, ids in self.by_alias.items():
-            if key in alias or (
+            if (inside and key in alias) or (
                 alias[-1] == key[-1] and (loose or alias[0] == key[0]) and _in_order(key, alias)
             ):
                 found |= ids
@@ -113,11 +118,12 @@ class DocumentScope:
 
     def holds(self, name: str) -> set[str]:
         """Ids of the documents a name written as a title means: exactly, ending with a stored name of three letters
-        or more ("본교 대학원학칙" is 대학원학칙; "고등교육법 시행령" is not 고등교육법, nor "난민법" 민법) or shortening one."""
+        or more ("본교 대학원학칙" is 대학원학칙; "고등교육법 시행령" is not 고등교육법, nor "난민법" 민법) or shortening one
+        from its first letter ("근기법"; "의료법" is not 응급의료법)."""
         key = _key(name)
         long_enough = (item for item in self.by_alias.items() if len(item[0]) >= _MIN_ALIAS)
         ending = {doc_id for alias, ids in long_enough if key.endswith(alias) for doc_id in ids}
-        return self.exact(name) or ending or self.abbreviated(name)
+        return self.exact(name) or ending or self.abbreviated(name, inside=False)
 
     def absent(self, query: str) -> list[str]:
         """The documents ``query`` cites by name (「소득세법」, "소득세법상", "소득세법 제55조") that the store does not
