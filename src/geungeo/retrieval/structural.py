@@ -173,6 +173,11 @@ def _split_code(name: str) -> tuple[str, str | None]:
     return (name[: m.start()] + " " + name[m.end() :]).strip(), m.group(1)
 
 
+def _article_labels(text: str) -> list[str]:
+    """The articles ``text`` names, as canonical labels: "제60조, 60조의2" → ["제60조", "제60조의2"]."""
+    return [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, text)]
+
+
 def document_of(label: str) -> str:
     """The document part of a citation label: "근로기준법" of "근로기준법 제60조", "학칙" of "학칙 별표 1"."""
     return _location(label)[0].strip()
@@ -190,7 +195,7 @@ def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequ
         return None
     text, words = _strip_trailing(text)
     if series := _ARTICLE_SERIES.search(text):
-        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, series.group(0))]
+        labels = _article_labels(series.group(0))
         name, code = _split_code(_NAME_PARTICLE.sub("", text[: series.start()].strip()).strip())
         if name and not _TITLE.match(name):
             return None
@@ -272,6 +277,11 @@ def _is_article(chunk: Chunk) -> bool:
     return bool(chunk.meta.get("article")) and not chunk.meta.get("addendum")
 
 
+def _article_order(chunks: Sequence[Chunk]) -> list[str]:
+    """The labels of the articles of a document's ``chunks`` (in document order), each once, 부칙 left out."""
+    return list(dict.fromkeys(str(c.meta["article"]) for c in chunks if _is_article(c)))
+
+
 # --- answers ------------------------------------------------------------------------------------
 
 
@@ -332,7 +342,7 @@ def _with_chapters(units: Sequence[Sequence[Chunk]], render: Callable[[Sequence[
 def _series(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
     """Several articles, each whole and cited, in the document's order: those listed, or every one of a span (its
     branch articles included: 제60조의2 between 제60조 and 제61조)."""
-    labels = list(dict.fromkeys(str(c.meta["article"]) for c in chunks if _is_article(c)))
+    labels = _article_order(chunks)
     if request.span:
         first, last = (labels.index(a) if a in labels else -1 for a in (request.series[0], request.series[-1]))
         wanted = labels[first : last + 1] if 0 <= first <= last else []
@@ -546,7 +556,7 @@ class StructuralLookup:
         docs = self._resolve(request)
         if len(docs) != 1:
             return None
-        order = list(dict.fromkeys(str(c.meta["article"]) for c in self.store.chunks_of(docs[0].doc_id) if _is_article(c)))
+        order = _article_order(self.store.chunks_of(docs[0].doc_id))
         at = order.index(request.article) + step if request.article in order else -1
         return f"{docs[0].title} {order[at]}" if 0 <= at < len(order) else None
 
@@ -554,7 +564,7 @@ class StructuralLookup:
         """The articles a question cites by number in the one stored document it names ("근로기준법 제60조에 따르면
         연차휴가는 며칠?": 근로기준법 제60조), each as its chunks, in the order cited; none when it names no stored
         document, several, or one the store does not hold (a 제N조 beside 「소득세법」 is not 근로기준법's)."""
-        labels = [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, nfc(query))]
+        labels = _article_labels(nfc(query))
         if not labels:
             return []
         scope = self.documents.current()[1]
