@@ -43,11 +43,13 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     pool_by_id = {c.chunk_id: c for c in state.get("candidates", [])}
     question = state.get("standalone") or state["question"]
     # The articles the question cites in the document it names ("근로기준법 제60조에 따르면 …") are evidence whatever
-    # the search ranks: first, and each keeps a place among the best passages.
+    # the search ranks: first (with the best score the search gave, so that they do not raise the answer's
+    # confidence), and each keeps a place among the best passages.
     cited = ctx.engine.structural.cited_articles(question) if not state.get("iteration") and where is None else []
+    best = max((hit.score for hits in results for hit in hits), default=1.0)
     for chunks in cited:
         for chunk in chunks:
-            pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, 1.0)
+            pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
     if cited:
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
     if ctx.corrections is not None and not state.get("iteration"):
