@@ -158,6 +158,8 @@ def test_a_turn_naming_only_a_place_reads_it_in_the_document_of_the_last_answer(
     for question, label in (("그럼 제3조는?", "제3조"), ("다음 조문은?", "제4조"), ("그 앞 조문은?", "제3조")):
         answer = turn(question)
         assert answer.route == "structural" and [c.label for c in answer.citations] == [f"휴가보장법 {label}"], question
+    part = turn("제1항만 보여줘")  # a 항 alone: of the article the last answer cited (제3조)
+    assert part.route == "structural" and "90일의 출산전후휴가" in part.answer and "15일" not in part.answer
     missing = turn("제9조도 보여줘")
     assert missing.refused and "'휴가보장법'에 제9조가 없습니다" in missing.answer
     turn("1년 일하면 연차 유급휴가 며칠 받아요?")  # an answer with [휴가보장법 제2조] in its text

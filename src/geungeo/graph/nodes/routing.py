@@ -39,6 +39,8 @@ _PLACE_ONLY = re.compile(
     r"\s*(?:은|는|도|이|가|을|를)?\s*(?:요|보여\s*(?:줘|주세요|줄래)요?|알려\s*(?:줘|주세요)요?|뭐야|내용은?)?\s*[?？!.]*$"
 )
 _STEP = re.compile(r"^\s*(?:그\s*)?(다음|이전|앞|뒤)\s*(?:조문|조항|조)" + _PLACE_ONLY.pattern)
+# A 항 or 호 alone ("제2항은?", "3호만 보여줘"): of the article the last answer cited.
+_PART_ONLY = re.compile(r"^(?:제\s*)?\d+\s*항(?:\s*(?:제\s*)?\d+\s*호)?$|^(?:제\s*)?\d+\s*호$")
 # A short question ending on its topic, with nothing said about it ("위반하면 처벌은?", "기간은?"), is a follow-up in a
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
@@ -168,14 +170,17 @@ def _not_stored(text: str) -> StructuralHit:
 
 def _in_last_document(question: str, state: GraphState, ctx: GraphContext) -> str | None:
     """A turn naming only a place ("그럼 제61조는?", "별표 1도 보여줘") or a step from the last answer's article ("다음
-    조문은?") as a structural request in the document the last answer cited first ("근로기준법 제61조"); None
-    otherwise."""
+    조문은?") as a structural request in the document the last answer cited first ("근로기준법 제61조"), or a 항/호
+    alone ("제2항만 보여줘") in that article; None otherwise."""
     last = _last_cited(state)
     if last is None:
         return None
     if step := _STEP.match(question):
         return ctx.structural.adjacent(last, 1 if step.group(1) in ("다음", "뒤") else -1)
-    bare = _PLACE_ONLY.sub("", _CUE.sub("", question)).strip()
+    bare = re.sub(r"\s*만$", "", _PLACE_ONLY.sub("", _CUE.sub("", question)).strip())
+    if _PART_ONLY.match(bare):
+        article = parse_structural(last)  # "근로기준법 제60조" (not "학칙 별표 1")
+        return f"{last} {bare}" if article is not None and article.kind == "article" else None
     request = parse_structural(bare) if bare else None
     if request is None or request.name or request.code or request.kind not in ("article", "chapter", "attachment"):
         return None
