@@ -94,9 +94,8 @@ class DocumentScope:
         for code in _CODE.findall(nfc(query)):
             found |= self.by_code.get(code, set())
         # a name cited in a shortened form ("근기법상", "파견법 제6조"): the document it shortens from its first letter
-        for m in _CITED.finditer(nfc(query)):
-            name = _key(m.group(1) or m.group(2))
-            if len(name) >= _MIN_ALIAS and not any(name.endswith(alias) for _, _, alias in kept):
+        for name in _cited_names(query):
+            if not any(_key(name).endswith(alias) for _, _, alias in kept):
                 found |= self.abbreviated(name, inside=False)
         return found
 
@@ -128,9 +127,15 @@ class DocumentScope:
     def absent(self, query: str) -> list[str]:
         """The documents ``query`` cites by name (「소득세법」, "소득세법상", "소득세법 제55조") that the store does not
         hold (:meth:`holds`, or a loose shortening of a stored name: a name people use should not be refused)."""
-        names = (m.group(1) or m.group(2) for m in _CITED.finditer(nfc(query)))
-        cited = [n.strip() for n in names if len(_key(n)) >= _MIN_ALIAS and not re.fullmatch(_TITLE_SUFFIX, _key(n))]
-        return [n for n in dict.fromkeys(cited) if not (self.holds(n) or self.abbreviated(n, loose=True))]
+        return [n for n in _cited_names(query) if not (self.holds(n) or self.abbreviated(n, loose=True))]
+
+
+def _cited_names(query: str) -> list[str]:
+    """The names ``query`` cites as citations do (:data:`_CITED`), each once: three letters or more, not a bare
+    suffix ("시행령 제3조")."""
+    names = (m.group(1) or m.group(2) for m in _CITED.finditer(nfc(query)))
+    cited = [n.strip() for n in names if len(_key(n)) >= _MIN_ALIAS and not re.fullmatch(_TITLE_SUFFIX, _key(n))]
+    return list(dict.fromkeys(cited))
 
 
 def cites_by_name(query: str) -> bool:

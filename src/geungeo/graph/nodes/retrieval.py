@@ -46,11 +46,10 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     # the search ranks: first (with the best score the search gave, so that they do not raise the answer's
     # confidence), and each keeps a place among the best passages.
     cited = ctx.engine.structural.cited_articles(question) if not state.get("iteration") and where is None else []
-    best = max((hit.score for hits in results for hit in hits), default=1.0)
-    for chunks in cited:
-        for chunk in chunks:
-            pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
     if cited:
+        best = max((hit.score for hits in results for hit in hits), default=1.0)
+        for chunk in (chunk for chunks in cited for chunk in chunks):
+            pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
     if ctx.corrections is not None and not state.get("iteration"):
         for correction, similarity in ctx.corrections.find(question):

@@ -39,8 +39,6 @@ _PLACE_ONLY = re.compile(
     r"\s*(?:은|는|도|이|가|을|를)?\s*(?:요|보여\s*(?:줘|주세요|줄래)요?|알려\s*(?:줘|주세요)요?|뭐야|내용은?)?\s*[?？!.]*$"
 )
 _STEP = re.compile(r"^\s*(?:그\s*)?(다음|이전|앞|뒤)\s*(?:조문|조항|조)" + _PLACE_ONLY.pattern)
-# A 항 or 호 alone ("제2항은?", "3호만 보여줘"): of the article the last answer cited.
-_PART_ONLY = re.compile(r"^(?:제\s*)?\d+\s*항(?:\s*(?:제\s*)?\d+\s*호)?$|^(?:제\s*)?\d+\s*호$")
 # A short question ending on its topic, with nothing said about it ("위반하면 처벌은?", "기간은?"), is a follow-up in a
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
@@ -178,10 +176,13 @@ def _in_last_document(question: str, state: GraphState, ctx: GraphContext) -> st
     if step := _STEP.match(question):
         return ctx.structural.adjacent(last, 1 if step.group(1) in ("다음", "뒤") else -1)
     bare = re.sub(r"\s*만$", "", _PLACE_ONLY.sub("", _CUE.sub("", question)).strip())
-    if _PART_ONLY.match(bare):
-        article = parse_structural(last)  # "근로기준법 제60조" (not "학칙 별표 1")
-        return f"{last} {bare}" if article is not None and article.kind == "article" else None
-    request = parse_structural(bare) if bare else None
+    if not bare:
+        return None
+    # a 항 or 호 alone ("제2항만", "3호는"): the same article with that part, as the lookups read "제60조 제2항"
+    cited, part = parse_structural(last), parse_structural(f"{last} {bare}")
+    if cited and part and part.kind == "article" and part.article == cited.article and (part.paragraph or part.item):
+        return f"{last} {bare}"
+    request = parse_structural(bare)
     if request is None or request.name or request.code or request.kind not in ("article", "chapter", "attachment"):
         return None
     return f"{document_of(last)} {bare}"
