@@ -144,6 +144,23 @@ def test_figures_written_the_way_the_documents_write_them() -> None:
     assert missing_details("신청 마감 기한이 언제예요?", closing) == []
 
 
+def test_a_time_limit_after_which_a_right_lapses_states_a_deadline() -> None:
+    for text in (
+        "① 시정을 신청할 수 있다. 다만, 차별적 처우가 있은 날부터 6개월이 지난 때에는 그러하지 아니하다.",
+        "② 그 사실을 안 날부터 1년이 경과하면 소멸한다.",
+        "③ 이 권리는 3년간 행사하지 아니하면 소멸시효가 완성한다.",
+    ):
+        assert missing_details("신청은 언제까지 해야 하나요?", [_item(1, "법 제9조", text)]) == []
+
+
+def test_a_clause_stating_the_asked_figure_leads_when_the_answering_clause_states_none() -> None:
+    question = "정보공개 청구하면 며칠 안에 답해야 하나요?"
+    ended = _item(1, "법 제11조의2", "① 공공기관은 같은 정보공개 청구가 반복되면 그 청구를 종결 처리할 수 있다.")
+    decided = _item(2, "법 제11조", "① 공공기관은 정보공개의 청구를 받은 날부터 10일 이내에 공개 여부를 결정하여야 한다.")
+    ex = extract(question, [ended, decided], None)
+    assert ex.sentences[0].item.label == "법 제11조" and not ex.missing
+
+
 def test_a_range_of_provisions_is_not_a_deadline() -> None:
     # "제3항부터 제5항까지" names provisions; it does not say until when
     text = "⑦ 제1항 및 제3항부터 제5항까지에 따른 교섭대표노동조합의 결정에 이의가 있으면 신청할 수 있다."

@@ -101,7 +101,10 @@ DETAILS: tuple[Detail, ...] = (
         r"언제까지|deadline",
         # "까지" after a date or a time word ("말일까지", "31일까지", "그 때까지"); not a range of provisions
         # ("제3항부터 제5항까지": the provisions are cut out before matching, the bare "까지" is left).
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지",
+        # A time limit is also written as the time after which a right lapses: "6개월이 지난 때에는 그러하지 아니하다",
+        # "1년이 경과하면", "3년간 행사하지 아니하면".
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지"
+        r"|\d+\s*(일|개월|월|년|주)\s*(이|가)?\s*(지나|지난|경과)|\d+\s*(일|개월|월|년|주)\s*간\s*(이를\s*)?행사하지",
         nouns="기한 마감 마감일",
     ),
 )

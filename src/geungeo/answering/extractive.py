@@ -193,7 +193,8 @@ def extract(
     clause comes from another provision (another citation label) among them, with the same floor, and adds a word of
     the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
-    least ``detail_coverage`` times as well; that clause is quoted too.
+    least ``detail_coverage`` times as well; that clause is quoted too, and first when the answering clause states
+    none of the figures asked for.
 
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
@@ -264,6 +265,9 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
+    if asked and not any(states(d, first.text, sanctions=sanctions) for d in asked):
+        leading = [s for s in chosen if any(s is t for t in stating.values())]
+        chosen = leading + [s for s in chosen if not any(s is t for t in leading)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
