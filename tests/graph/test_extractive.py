@@ -116,6 +116,9 @@ def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> Non
     assert missing_details("휴학은 몇 학기까지 할 수 있나요?", leave) == ["기간 / period"]  # a university counts in 학기
     total = [_item(1, "학칙 제13조", "휴학은 통산 6학기를 넘지 못한다.")]
     assert missing_details("휴학은 몇 학기까지 할 수 있나요?", total) == []
+    insured = [_item(1, "법 제40조", "이직일 이전 18개월간 피보험 단위기간이 통산하여 180일 이상일 것")]
+    assert missing_details("실업급여 받으려면 몇 개월 일해야 하나요?", insured) == []  # 몇 개월: a period, not a count
+    assert missing_details("과목은 몇 개까지 들을 수 있나요?", insured) == ["개수 / count"]  # 18개월 counts nothing
 
 
 def test_how_much_after_a_word_for_money_asks_an_amount() -> None:

@@ -90,7 +90,11 @@ DETAILS: tuple[Detail, ...] = (
     # a score is also a grade point average ("평점평균이 4.30 이상")
     _detail("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
-    _detail("개수 / count", r"몇\s*(개|가지|종|건|곳)|how many (kinds|types|cases|items)", r"\d+\s*(개|가지|종|건|곳)"),
+    _detail(  # "몇 개월" asks for a period, "18개월" states one
+        "개수 / count",
+        r"몇\s*(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
+        r"\d+\s*(개(?!\s*월)|가지|종|건|곳)",
+    ),
     _detail("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
     _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
