@@ -11,6 +11,8 @@ In one process and one run, on the shared questions (validation only: the ranker
 - reranking latency for 50 candidates and search latency with and without reranking;
 - with ``--train``: the ranker trained on this store in this run (training time), else the bundled model.
 
+The run is written as the newest section of ``--out``; the earlier runs and the notes beside them stay below it.
+
     .venv/bin/python benchmarks/ranking.py            # bundled model, default embedder store
     .venv/bin/python benchmarks/ranking.py --train    # train on the store first and use that model
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import statistics
 import sys
 import time
@@ -268,10 +271,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
     ]
     report_text = "\n".join(out)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report_text, "utf-8")
     print(report_text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(with_history(report_text, f"Run {started}", args.out), "utf-8")
     return 0
+
+
+def with_history(report: str, title: str, path: Path) -> str:
+    """``report`` as the newest section ``title`` of the file at ``path`` (its headings one level down), above the
+    sections the file already holds: earlier runs and the notes written by hand beside them are kept."""
+    head, _, body = report.partition("\n")
+    body = re.sub(r"(?m)^## ", "### ", body)
+    old = path.read_text("utf-8") if path.exists() else ""
+    earlier = old[old.index("\n## ") + 1 :] if "\n## " in old else ""
+    return f"{head}\n\n## {title}\n{body.rstrip()}\n" + (f"\n{earlier}" if earlier else "")
 
 
 if __name__ == "__main__":
