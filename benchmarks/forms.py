@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/forms.py --work … --baseline before.json   # both columns in one report
 
 ``benchmarks/data/forms.jsonl`` (written for this benchmark against ``../shared/corpus``, not taken from the shared
-question sets) has four kinds of question, each scored without an LLM (extractive mode, cache off):
+question sets) has these kinds of question, each scored without an LLM (extractive mode, cache off):
 
 - ``unheld``: cites a law or regulation the corpus does not hold ("소득세법상 …", 「…」, "… 제N조"). Right when the
   answer is a refusal that names it (an answer quoted from other documents answers another question).
@@ -19,6 +19,8 @@ question sets) has four kinds of question, each scored without an LLM (extractiv
   제6조의 차이는?"). Right when the answer cites exactly those articles, in order.
 - ``cites``: a question that cites an article of the document it names ("근로기준법 제60조에 따르면 …"). Right when
   the answer cites that article first.
+- ``named``: a question naming a stored document whose words another document also states ("형법상 절도죄 형량은?",
+  where 행정절차법 says "형량하여야"). Right when the answer quotes that document first (or, refused, names it).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from geungeo.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "forms.jsonl"
-KINDS = ("unheld", "held", "reference", "phrase", "series", "cites")
+KINDS = ("unheld", "held", "reference", "phrase", "series", "cites", "named")
 NOTES = "## Notes"
 _UNKNOWN = ("등록된 문서에 없습니다", "문서를 찾을 수 없습니다", "not among the stored documents", "no document named")
 
@@ -58,6 +60,8 @@ def score(item: dict[str, Any], answer: Any) -> dict[str, Any]:
         right = labels == item["labels"]
     elif kind == "cites":
         right = bool(labels) and labels[0] == item["label"]
+    elif kind == "named":
+        right = labels[0].startswith(item["doc"]) if labels else answer.refused and item["doc"] in text
     else:
         right = not unknown
     cites = any(label.startswith(item["doc"]) for label in labels) if kind == "held" else None

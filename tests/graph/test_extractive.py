@@ -855,3 +855,17 @@ def test_a_figure_of_the_article_the_answering_document_names_answers() -> None:
     assert extract(question, [unnamed, rates], None).missing == ["금액 / amount"]
     another = rule.model_copy(update={"text": rule.text.replace("제29조", "제29조의2")})  # names another article
     assert extract(question, [another, rates], None).missing == ["금액 / amount"]
+
+
+def test_a_question_naming_a_document_is_answered_from_it() -> None:
+    theft = _item(1, "형법 제329조", "타인의 재물을 절취한 자는 6년 이하의 징역 또는 1천만원 이하의 벌금에 처한다.", doc="형법")
+    weighing = _item(
+        2, "행정절차법 제40조의4", "행정청은 계획을 수립할 때에는 관련된 여러 이익을 정당하게 형량하여야 한다.", doc="행정절차법"
+    )
+    theft = theft.model_copy(update={"header": "형법 제329조(절도)"})
+    ex = extract("형법상 절도죄 형량은?", [theft, weighing], None)
+    assert [s.item.label for s in ex.sentences] == ["형법 제329조"]
+    # a word that is also a shortened title ("등록금" of 등록금에관한규정) names no document
+    fee = _item(1, "등록금에관한규정 제7조", "초과 학기 등록금은 수강 학점에 따라 낸다.", doc="등록금에관한규정")
+    leave = _item(2, "휴학규정 제10조", "학기 포기 휴학자의 등록금은 반환하지 않는다.", doc="휴학규정")
+    assert {s.item.label for s in extract("휴학하면 등록금은 반환되나요?", [fee, leave], None).sentences} >= {"휴학규정 제10조"}

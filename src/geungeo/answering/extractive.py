@@ -20,6 +20,7 @@ from geungeo.answering.clauses import carried_lead, clauses
 from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
+from geungeo.retrieval.scope import DocumentScope
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 from geungeo.text.normalize import squash
 from geungeo.text.structure import ASKS_SANCTION, BULLET, CIRCLED, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
@@ -199,6 +200,7 @@ def extract(
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
     best-covering one; when another of its clauses states more of the question's words, that one is quoted too."""
+    evidence = _of_named(question, evidence)
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
@@ -308,6 +310,17 @@ def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
         and item.article
         and re.search(f"{re.escape(squash(item.doc) + squash(item.article))}(?!의\\d)", own)  # 제29조, not 제29조의2
     }
+
+
+def _of_named(question: str, evidence: Sequence[EvidenceItem]) -> Sequence[EvidenceItem]:
+    """The passages of the documents ``question`` names ("형법상 절도죄 형량은?": 형법, not 행정절차법's "형량하여야"),
+    of their 법/시행령 family and of the articles they name elsewhere; all of ``evidence`` when it names none."""
+    named = DocumentScope.of_titles({item.doc for item in evidence if item.doc}).named(question)
+    if not named:
+        return evidence
+    family = {item.n for item in evidence if any(_same_family(item.doc, doc) for doc in named)}
+    cited = set().union(*(_named_by(doc, evidence) for doc in named))
+    return [item for item in evidence if item.n in family | cited]
 
 
 def _same_family(doc: str, answering: str) -> bool:

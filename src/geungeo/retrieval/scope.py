@@ -76,6 +76,17 @@ class DocumentScope:
                 by_code.setdefault(doc.code, set()).add(doc.doc_id)
         return cls(by_alias, by_code)
 
+    @classmethod
+    def of_titles(cls, titles: Iterable[str]) -> DocumentScope:
+        """A scope over documents known by their titles alone (a title is its document's id), named only in forms
+        that read as titles: ending in 법, 규정, 학칙 … ("등록금" of 등록금에관한규정 is a word, not a name)."""
+        by_alias: dict[str, set[str]] = {}
+        for title in titles:
+            for alias in aliases(title):
+                if re.search(f"{_TITLE_SUFFIX}$", alias):
+                    by_alias.setdefault(alias, set()).add(title)
+        return cls(by_alias, {})
+
     def exact(self, name: str) -> set[str]:
         """Ids of the documents one of whose aliases is exactly ``name`` (not merely inside it)."""
         return set(self.by_alias.get(_key(name), set()))
