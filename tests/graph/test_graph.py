@@ -163,6 +163,8 @@ def test_a_turn_naming_only_a_place_reads_it_in_the_document_of_the_last_answer(
     missing = turn("제9조도 보여줘")
     assert missing.refused and "'휴가보장법'에 제9조가 없습니다" in missing.answer
     turn("1년 일하면 연차 유급휴가 며칠 받아요?")  # an answer with [휴가보장법 제2조] in its text
+    among = turn("그 중에 제1항은 뭐야?")  # "그 중에": in what the last answer cited
+    assert among.route == "structural" and "15일의 유급휴가" in among.answer and "1개월 개근" not in among.answer
     assert [c.label for c in turn("제4조도 보여줘").citations] == ["휴가보장법 제4조"]
     assert runner.run("제4조도 보여줘").route == "rag_required"  # outside a conversation there is no last answer
 
@@ -176,6 +178,8 @@ def test_a_turn_naming_only_a_place_reads_it_in_the_document_of_the_last_answer(
         ("위반하면 처벌은?", True),  # a short topic alone
         ("그 조문 원문 보여줘", True),  # a determiner pointing back
         ("해당 규정은 언제 시행돼요?", True),
+        ("근거 조문 보여줘", True),  # the last answer's source
+        ("출처 좀 알려줘", True),
         ("그럼 출산휴가는?", True),
         ("출산전후휴가는 며칠 주어야 하나요?", False),  # a complete question
         ("주택 임대차 계약이 묵시적으로 갱신되면 임대차 기간은?", False),  # ends on its topic, but says enough
@@ -203,6 +207,12 @@ def test_a_follow_up_asking_for_the_text_shows_the_provision_the_last_answer_cit
     third = runner.run("1년이 안 되면요?", conversation_id="c-show")
     assert "연차" in third.plan.normalized_query and "원문" not in third.plan.normalized_query  # type: ignore[union-attr]
     assert "1개월 개근 시 1일" in third.answer
+
+
+def test_asking_for_the_source_of_an_answer_that_cited_nothing_is_told_so(runner: QueryRunner) -> None:
+    assert runner.run("우주 정거장 건설 비용은 얼마인가요?", conversation_id="c-none").refused
+    shown = runner.run("근거 조문 보여줘", conversation_id="c-none")  # before: "근거 조문" searched, noise quoted
+    assert shown.refused and not shown.citations and "cited no provision" in shown.answer
 
 
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:

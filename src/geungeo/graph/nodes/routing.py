@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from geungeo.answering.generation import refusal_text
-from geungeo.answering.models import CITATION_MARK, Citation, EvidenceItem
+from geungeo.answering.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
 from geungeo.retrieval.expansion import query_terms
@@ -26,6 +26,8 @@ _FOLLOW_UP = re.compile(
     r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$|"
     # a determiner pointing back: "그 조문 원문", "이 경우에도", "해당 규정은"
     r"^\s*(그|이|해당|같은)\s+\S|"  # not 저: "저 회사원인데요" is the speaker
+    # the last answer's source: "근거 조문 보여줘", "출처 알려줘"
+    r"^\s*(근거|출처)\s*(조문|조항|규정|법령|원문)?\s*(을|를|은|는|이|가|좀)?\s*(좀\s*)?(보여|알려|뭐)|"
     # no predicate of its own, only what changes: "3년 근무하면요?", "상가는요?", "편입생의 경우는요?"
     r"(은|는|이면|면|라면|이라면|엔|에는|경우)요\s*[?？]?\s*$",
     re.IGNORECASE,
@@ -34,7 +36,7 @@ _FOLLOW_UP = re.compile(
 _SHOW = re.compile(r"(원문|전문|조문|본문|전체).{0,8}(보여|알려)|보여\s*(줘|주세요|줄래)")
 # A turn that only names a place, read in the document of the last answer: "그럼 제61조는?", "제62조도 보여줘",
 # "별표 1은요?"; and one that steps from its article: "다음 조문은?", "그 앞 조는?".
-_CUE = re.compile(r"^\s*(?:그럼|그러면|그리고|또|이번엔|그럼\s*이번엔)\s+")
+_CUE = re.compile(r"^\s*(?:그럼|그러면|그리고|또|이번엔|그럼\s*이번엔|그\s*중에?서?|그\s*가운데)\s+")
 _PLACE_ONLY = re.compile(
     r"\s*(?:은|는|도|이|가|을|를)?\s*(?:요|보여\s*(?:줘|주세요|줄래)요?|알려\s*(?:줘|주세요)요?|뭐야|내용은?)?\s*[?？!.]*$"
 )
@@ -43,6 +45,10 @@ _STEP = re.compile(r"^\s*(?:그\s*)?(다음|이전|앞|뒤)\s*(?:조문|조항|�
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
 _BARE_TOPIC_TERMS = 2
+NOTHING_CITED = (
+    f"{REFUSAL}: 이전 답변은 인용한 조문이 없습니다. 질문을 다른 말로 바꿔 다시 물어 주세요.\n"
+    "The last answer cited no provision: nothing in the documents bore on it. Try asking in other words."
+)
 SIMPLE_REPLY = (
     "안녕하세요. 근거는 등록된 법령·규정·문서에서 답과 그 근거 조문을 찾아 드립니다. 무엇이 궁금하신가요?\n"
     "Hello — ask about the registered statutes, regulations and documents and I will answer with citations."
@@ -129,7 +135,11 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
         if shown is not None:
             return {"route": "structural", "standalone": place, "structural": _hit(shown)}
     follow_up = bool(previous) and is_follow_up(question)
-    if follow_up and _SHOW.search(question) and (label := _last_cited(state)):
+    if follow_up and _SHOW.search(question):
+        label = _last_cited(state)
+        if label is None:  # the last answer cited nothing: there is no text to show, and searching "조문" finds noise
+            tracker.notes.append("follow-up: the last answer cited nothing")
+            return {"route": "structural", "standalone": question, "structural": _not_stored(NOTHING_CITED)}
         shown = ctx.structural.answer(label)  # "그 조문 보여줘": the provision the last answer cited first
         if shown is not None and shown.found:
             tracker.notes.append(f"follow-up: the text of {label}")
