@@ -215,6 +215,14 @@ def test_asking_for_the_source_of_an_answer_that_cited_nothing_is_told_so(runner
     assert shown.refused and not shown.citations and "cited no provision" in shown.answer
 
 
+def test_a_follow_up_is_answered_only_by_clauses_about_what_the_conversation_asked(runner: QueryRunner) -> None:
+    assert runner.run("우주 정거장 건설 비용은 얼마인가요?", conversation_id="c-topic").refused
+    # before: "1년" alone quoted 휴가보장법 제2조, which says nothing of a space station
+    assert runner.run("1년 걸리면요?", conversation_id="c-topic").refused
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-topic-2")
+    assert "1개월 개근 시 1일" in runner.run("1년이 안 되면요?", conversation_id="c-topic-2").answer
+
+
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:
     two = runner.run("연차 유급휴가는 며칠인가요? 출산휴가는 며칠인가요?").plan
     assert two and [sq.text for sq in two.sub_queries][1:] == ["연차 유급휴가는 며칠인가요?", "출산휴가는 며칠인가요?"]

@@ -173,6 +173,12 @@ Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 """How close in meaning each text is to the question (the embedder's cosine): ``similarity(question, texts)``."""
 
 
+# A form attached to a regulation (별지 서식) and a question about one: its lines are blanks to fill in, quoted only
+# when the question asks about the form itself.
+_FORM = re.compile(r"별지|서식")
+_ASKS_FORM = re.compile(r"별지|서식|양식|신청서|서류|작성|기재|제출")
+
+
 def extract(
     question: str,
     evidence: Sequence[EvidenceItem],
@@ -184,6 +190,7 @@ def extract(
     quote_coverage: float = QUOTE_COVERAGE,
     detail_coverage: float = DETAIL_COVERAGE,
     similarity: Similarity | None = None,
+    topic: str = "",
 ) -> Extract:
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
@@ -195,11 +202,15 @@ def extract(
     the question.
     A figure the question asks for counts as stated by a clause of the best ``passages`` covering the question at
     least ``detail_coverage`` times as well; that clause is quoted too, and first when the answering clause states
-    none of the figures asked for.
+    none of the figures asked for and leaves none to another instrument.
 
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
-    best-covering one; when another of its clauses states more of the question's words, that one is quoted too."""
+    best-covering one; when another of its clauses states more of the question's words, that one is quoted too.
+
+    A follow-up is answered only by clauses stating a word of its ``topic`` (the words carried from the turns
+    before, part of ``question``): after "주휴수당은 누가 받나요?", "일주일에 10시간 일하면요?" is not answered by a
+    clause that only shares "일주일"."""
     evidence = _of_named(question, evidence)
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
@@ -208,7 +219,9 @@ def extract(
     generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
-    candidates = [(item, c) for item in evidence for c in clauses(_with_carried_lead(item, evidence), item.headings)]
+    # a blank form's lines ("신청일 : 20 년 월 일") state nothing unless the form is asked about
+    quotable = [item for item in evidence if _ASKS_FORM.search(question) or not _FORM.search(item.label)]
+    candidates = [(item, c) for item in quotable for c in clauses(_with_carried_lead(item, evidence), item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
@@ -225,12 +238,17 @@ def extract(
         used = set().union(*clause_terms, *headers.values())
         own, expanded = translated | (own & used), expanded - translated
     weight = len(own) + 0.5 * len(expanded) + GENERIC_WEIGHT * len(generic)
+    about = own & set(query_terms(topic, compounds=False))
     scored: list[Sentence] = []
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
+        if about and not about & (present | half):
+            continue
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
         scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
+    if not scored:
+        return Extract([], 0.0, [d.name for d in asked])
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
     scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
@@ -267,7 +285,8 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
-    if asked and not any(states(d, first.text, sanctions=sanctions) for d in asked):
+    # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
+    if asked and not DELEGATION.search(first.text) and not any(states(d, first.text, sanctions=sanctions) for d in asked):
         leading = [s for s in chosen if any(s is t for t in stating.values())]
         chosen = leading + [s for s in chosen if not any(s is t for t in leading)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)

@@ -152,10 +152,12 @@ def extract_evidence(
     lexicon: Lexicon | None,
     settings: Settings,
     similarity: Similarity | None = None,
+    topic: str = "",
 ) -> Extract:
     """The extractive answer and evidence score of ``items`` under the settings' thresholds (``similarity``: how
-    a provision's clause to quote is chosen by meaning, :func:`geungeo.answering.extractive.extract`)."""
-    return extract(question, items, lexicon, agreement=agreement(items, settings), similarity=similarity)
+    a provision's clause to quote is chosen by meaning, ``topic``: what a follow-up is about,
+    :func:`geungeo.answering.extractive.extract`)."""
+    return extract(question, items, lexicon, agreement=agreement(items, settings), similarity=similarity, topic=topic)
 
 
 @dataclass
@@ -208,6 +210,7 @@ class Request:
     llm_failure: str = ""  # the chat model already failed in this question: do not call it again
     store_empty: bool = False  # the store holds no documents (a refusal says so)
     similarity: Similarity | None = None  # the embedder's closeness of a text to the question (extractive quotes)
+    topic: str = ""  # a follow-up's words carried from the turns before: what its answer must be about
 
     @classmethod
     def over(cls, source: Source, evidence: Sequence[EvidenceItem], **options: Any) -> Request:
@@ -278,7 +281,7 @@ def _extractive(
     request: Request,
 ) -> Generator[str, None, Composed]:
     """The extractive answer: the evidence's answering sentences quoted with citations, or 근거 부족."""
-    ex = request.extracted or extract_evidence(question, evidence, lexicon, settings, request.similarity)
+    ex = request.extracted or extract_evidence(question, evidence, lexicon, settings, request.similarity, request.topic)
     if not ex.answers(settings.min_evidence_score):
         reason: RefusalReason = "nothing" if not ex.covered else "unstated" if ex.missing else "weak"
         text = refusal_text(question, evidence, ex.missing, reason=reason, related=ex.related())

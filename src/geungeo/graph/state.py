@@ -58,6 +58,7 @@ class GraphState(TypedDict, total=False):
     # routing and planning
     route: Annotated[Route | Literal[""], PerTurn("")]
     standalone: Annotated[str, PerTurn("")]
+    topic: Annotated[str, PerTurn("")]  # a follow-up read without an LLM: the earlier turns' words it leaves out
     plan: Annotated[QueryPlan | None, PerTurn(None)]
     structural: Annotated[StructuralHit | None, PerTurn(None)]
     # retrieval loop

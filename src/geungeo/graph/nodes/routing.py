@@ -147,7 +147,8 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
     if ctx.extractive or not previous:
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
-            return {"route": "history_required", "standalone": f"{question} {context_topic(previous)}".strip()}
+            carried = context_topic(previous)
+            return {"route": "history_required", "standalone": f"{question} {carried}".strip(), "topic": carried}
         return {"route": "rag_required", "standalone": question}
     convo = "\n".join(f"- {q}" for q in previous[-3:])
     decision, _ = ctx.ask_json(
