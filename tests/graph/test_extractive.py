@@ -869,3 +869,13 @@ def test_a_question_naming_a_document_is_answered_from_it() -> None:
     fee = _item(1, "등록금에관한규정 제7조", "초과 학기 등록금은 수강 학점에 따라 낸다.", doc="등록금에관한규정")
     leave = _item(2, "휴학규정 제10조", "학기 포기 휴학자의 등록금은 반환하지 않는다.", doc="휴학규정")
     assert {s.item.label for s in extract("휴학하면 등록금은 반환되나요?", [fee, leave], None).sentences} >= {"휴학규정 제10조"}
+
+
+def test_a_blank_form_is_quoted_only_when_the_form_is_asked_about() -> None:
+    form = _item(1, "연구노트관리규정 별지 1", "연구노트 열람 신청서\n신청일 : 20 년 월 일\n신청자 : (서명)")
+    rule = _item(2, "연구노트관리규정 제9조", "② 연구노트의 열람은 열람일 7일 전까지 신청한다.")
+    assert [s.item.label for s in extract("연구노트 열람 신청일은 언제까지예요?", [form, rule], None).sentences] == [
+        "연구노트관리규정 제9조"
+    ]
+    asked = extract("연구노트 열람 신청서 양식에는 뭘 적나요?", [form, rule], None)
+    assert asked.sentences[0].item.label == "연구노트관리규정 별지 1"
