@@ -19,12 +19,14 @@ from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
 from geungeo.text.structure import (
     AMENDMENT_NOTE,
+    ARTICLE_MENTION,
     ATTACHMENT_SUFFIX,
     CIRCLED,
     DIVISION,
     article_key,
     article_label,
     attachment_label,
+    normalize_article_refs,
     parse_article_head,
 )
 from geungeo.types import Chunk, DocumentRecord
@@ -58,12 +60,11 @@ _ARTICLE = re.compile(
     r"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*[(（][^()（）]*[)）])?"
     r"(?:\s*(?:제\s*)?(\d+)\s*항)?(?:\s*(?:제\s*)?(\d+)\s*호)?$"
 )
-_ONE_ARTICLE = r"(?:제\s*)?\d+\s*조(?!\s*원)(?:\s*의\s*\d+)?"  # not "3조원", an amount
 # Several articles of one document: "제60조, 제61조", "제60조와 제61조", "제60조랑 제61조", "제60조부터 제62조까지",
 # "제60조~제62조".
 _ARTICLE_SERIES = re.compile(
-    rf"(?<!\d)({_ONE_ARTICLE})((?:\s*(?:,|및|와|과|이랑|랑|하고|그리고)\s*{_ONE_ARTICLE})+"
-    rf"|\s*(?:부터|~|∼|-)\s*{_ONE_ARTICLE}\s*(?:까지)?)$"
+    rf"(?<!\d)({ARTICLE_MENTION})((?:\s*(?:,|및|와|과|이랑|랑|하고|그리고)\s*{ARTICLE_MENTION})+"
+    rf"|\s*(?:부터|~|∼|-)\s*{ARTICLE_MENTION}\s*(?:까지)?)$"
 )
 _SPAN = re.compile(r"부터|~|∼|-")
 # "제60조와 제61조의 차이": two articles to compare, which without a model to explain the difference is best answered
@@ -173,11 +174,6 @@ def _split_code(name: str) -> tuple[str, str | None]:
     return (name[: m.start()] + " " + name[m.end() :]).strip(), m.group(1)
 
 
-def _article_labels(text: str) -> list[str]:
-    """The articles ``text`` names, as canonical labels: "제60조, 60조의2" → ["제60조", "제60조의2"]."""
-    return [article_label(*re.findall(r"\d+", a)[:2]) for a in re.findall(_ONE_ARTICLE, text)]
-
-
 def document_of(label: str) -> str:
     """The document part of a citation label: "근로기준법" of "근로기준법 제60조", "학칙" of "학칙 별표 1"."""
     return _location(label)[0].strip()
@@ -195,7 +191,7 @@ def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequ
         return None
     text, words = _strip_trailing(text)
     if series := _ARTICLE_SERIES.search(text):
-        labels = _article_labels(series.group(0))
+        labels = normalize_article_refs(series.group(0))
         name, code = _split_code(_NAME_PARTICLE.sub("", text[: series.start()].strip()).strip())
         if name and not _TITLE.match(name):
             return None
@@ -564,7 +560,7 @@ class StructuralLookup:
         """The articles a question cites by number in the one stored document it names ("근로기준법 제60조에 따르면
         연차휴가는 며칠?": 근로기준법 제60조), each as its chunks, in the order cited; none when it names no stored
         document, several, or one the store does not hold (a 제N조 beside 「소득세법」 is not 근로기준법's)."""
-        labels = _article_labels(nfc(query))
+        labels = normalize_article_refs(nfc(query))
         if not labels:
             return []
         scope = self.documents.current()[1]

@@ -18,6 +18,9 @@ DIVISION = re.compile(r"^제\s*(\d+)\s*(편|장|절|관)(?:의\s*(\d+))?(?=\s|$|
 # 제8조(휴직), 제43조의2 (…), 제 60 조: number, optional branch, optional title in parentheses.
 ARTICLE_HEAD = re.compile(r"^제\s*(\d+)\s*조(?:\s*의\s*(\d+))?\s*(?:[(（]\s*([^)）]*?)\s*[)）])?\s*(.*)$", re.S)
 ARTICLE_REF = re.compile(r"제?\s*(\d+)\s*조(?:\s*의\s*(\d+))?(?![가-힣])|제\s*(\d+)\s*조(?:\s*의\s*(\d+))?")
+# One article as a person names it: 제60조, 60조의2, 제 60 조, with a particle after it ("60조에"); not "3조원" (an
+# amount). A pattern string without groups, for requests that combine several ("제60조와 제61조").
+ARTICLE_MENTION = r"(?:제\s*)?\d+\s*조(?!\s*원)(?:\s*의\s*\d+)?"
 PARAGRAPH_MARK = re.compile(r"^\s*(?:\*\*)?([①-⑳㉑-㉟])")
 ITEM_MARK = re.compile(r"^\s*(\d+)\\?\.\s")
 SUBITEM_MARK = re.compile(r"^\s*([가-하])\.\s")
@@ -75,13 +78,9 @@ def parse_article_head(line: str) -> tuple[str, str | None, str] | None:
 
 
 def normalize_article_refs(text: str) -> list[str]:
-    """Every article reference in ``text`` as canonical labels (``60조`` → ``제60조``)."""
-    out = []
-    for m in ARTICLE_REF.finditer(text):
-        number = m.group(1) or m.group(3)
-        branch = m.group(2) or m.group(4)
-        out.append(article_label(number, branch))
-    return out
+    """Every article ``text`` names (:data:`ARTICLE_MENTION`) as canonical labels: "제60조, 60조의2" → ["제60조",
+    "제60조의2"]."""
+    return [article_label(*re.findall(r"\d+", mention)[:2]) for mention in re.findall(ARTICLE_MENTION, text)]
 
 
 def division_label(line: str) -> tuple[str, str] | None:
