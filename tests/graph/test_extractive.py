@@ -872,8 +872,8 @@ def test_a_question_naming_a_document_is_answered_from_it() -> None:
 
 
 def test_a_blank_form_is_quoted_only_when_the_form_is_asked_about() -> None:
-    form = _item(1, "연구노트관리규정 별지 1", "연구노트 열람 신청서\n신청일 : 20 년 월 일\n신청자 : (서명)")
-    rule = _item(2, "연구노트관리규정 제9조", "② 연구노트의 열람은 열람일 7일 전까지 신청한다.")
+    form = _item(1, "연구노트관리규정 별지 1", "연구노트 열람 신청서\n신청일 : 20 년 월 일\n신청자 : (서명)", "연구노트관리규정")
+    rule = _item(2, "연구노트관리규정 제9조", "② 연구노트의 열람은 열람일 7일 전까지 신청한다.", "연구노트관리규정")
     assert [s.item.label for s in extract("연구노트 열람 신청일은 언제까지예요?", [form, rule], None).sentences] == [
         "연구노트관리규정 제9조"
     ]

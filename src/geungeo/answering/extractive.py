@@ -175,7 +175,7 @@ Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 # A form attached to a regulation (별지 서식) and a question about one: its lines are blanks to fill in, quoted only
 # when the question asks about the form itself.
-_FORM = re.compile(r"별지|서식")
+_FORM = re.compile(r"별지|서식")  # at the start of a label's place: "연구노트작성․관리규정 별지 1"
 _ASKS_FORM = re.compile(r"별지|서식|양식|신청서|서류|작성|기재|제출")
 
 
@@ -220,7 +220,9 @@ def extract(
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
     # a blank form's lines ("신청일 : 20 년 월 일") state nothing unless the form is asked about
-    quotable = [item for item in evidence if _ASKS_FORM.search(question) or not _FORM.search(item.label)]
+    quotable = [
+        item for item in evidence if _ASKS_FORM.search(question) or not _FORM.match(item.label.removeprefix(item.doc).strip())
+    ]
     candidates = [(item, c) for item in quotable for c in clauses(_with_carried_lead(item, evidence), item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
