@@ -879,3 +879,17 @@ def test_a_blank_form_is_quoted_only_when_the_form_is_asked_about() -> None:
     ]
     asked = extract("연구노트 열람 신청서 양식에는 뭘 적나요?", [form, rule], None)
     assert asked.sentences[0].item.label == "연구노트관리규정 별지 1"
+
+
+def test_a_follow_up_is_answered_by_clauses_about_its_topic_or_stating_all_its_own_words() -> None:
+    childcare = _item(1, "법 제19조", "② 육아휴직의 기간은 1년 이내로 한다.")
+    annual = _item(2, "법 제60조", "① 사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 연차 유급휴가를 주어야 한다.")
+    form = _item(3, "규정 제8조", "③ 보고서는 신청일 일주일 전까지 제출한다.")
+
+    def labels(question: str, topic: str) -> list[str]:
+        return [s.item.label for s in extract(question, [childcare, annual, form], None, topic=topic).sentences]
+
+    # a new subject, stated whole: "그럼 육아휴직은?" after a question about 연차 휴가
+    assert labels("그럼 육아휴직은? 연차 휴가", "연차 휴가")[0] == "법 제19조"
+    # a changed circumstance shared only by a clause about something else: not an answer
+    assert "규정 제8조" not in labels("일주일에 10시간 일하면요? 주휴수당", "주휴수당")

@@ -209,8 +209,8 @@ def extract(
     best-covering one; when another of its clauses states more of the question's words, that one is quoted too.
 
     A follow-up is answered only by clauses stating a word of its ``topic`` (the words carried from the turns
-    before, part of ``question``): after "주휴수당은 누가 받나요?", "일주일에 10시간 일하면요?" is not answered by a
-    clause that only shares "일주일"."""
+    before, part of ``question``) or all of its own words (a new subject: "그럼 육아휴직은?"): after "주휴수당은 누가
+    받나요?", "일주일에 10시간 일하면요?" is not answered by a clause that only shares "일주일"."""
     evidence = _of_named(question, evidence)
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
@@ -241,10 +241,11 @@ def extract(
         own, expanded = translated | (own & used), expanded - translated
     weight = len(own) + 0.5 * len(expanded) + GENERIC_WEIGHT * len(generic)
     about = own & set(query_terms(topic, compounds=False))
+    turn = own - about  # the follow-up's own words: a new subject ("그럼 육아휴직은?") or a changed circumstance
     scored: list[Sentence] = []
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
-        if about and not about & (present | half):
+        if about and not (about & (present | half) or turn <= present | half):
             continue
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
