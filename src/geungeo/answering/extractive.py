@@ -220,9 +220,8 @@ def extract(
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
     # a blank form's lines ("신청일 : 20 년 월 일") state nothing unless the form is asked about
-    quotable = [
-        item for item in evidence if _ASKS_FORM.search(question) or not _FORM.match(item.label.removeprefix(item.doc).strip())
-    ]
+    forms_asked = _ASKS_FORM.search(question) is not None
+    quotable = [item for item in evidence if forms_asked or not _FORM.match(item.label.removeprefix(item.doc).strip())]
     candidates = [(item, c) for item in quotable for c in clauses(_with_carried_lead(item, evidence), item.headings)]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
