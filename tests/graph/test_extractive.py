@@ -164,6 +164,18 @@ def test_a_clause_stating_the_asked_figure_leads_when_the_answering_clause_state
     assert ex.sentences[0].item.label == "법 제11조" and not ex.missing
 
 
+def test_a_time_limit_leads_over_an_event_named_in_its_place() -> None:
+    # "관리할 수 있을 때까지" says until an event, not within what time; "3월내에" is the time limit asked for
+    question = "상속을 포기하려면 언제까지 해야 하나요?"
+    keeps = _item(1, "민법 제1044조", "① 상속을 포기한 자는 상속인이 관리할 수 있을 때까지 그 재산의 관리를 계속하여야 한다.")
+    limit = _item(2, "민법 제1019조", "① 상속인은 상속개시를 안 날로부터 3월내에 단순승인이나 한정승인 또는 포기를 할 수 있다.")
+    ex = extract(question, [keeps, limit], None)
+    assert [s.item.label for s in ex.sentences][:2] == ["민법 제1019조", "민법 제1044조"] and not ex.missing
+    # with no time limit stated anywhere, the event is the answer and nothing is missing
+    only = extract(question, [keeps], None)
+    assert [s.item.label for s in only.sentences] == ["민법 제1044조"] and not only.missing
+
+
 def test_a_range_of_provisions_is_not_a_deadline() -> None:
     # "제3항부터 제5항까지" names provisions; it does not say until when
     text = "⑦ 제1항 및 제3항부터 제5항까지에 따른 교섭대표노동조합의 결정에 이의가 있으면 신청할 수 있다."

@@ -41,6 +41,9 @@ class Detail:
     nouns: frozenset[str] = frozenset()
     unless: re.Pattern[str] | None = None
     despite: re.Pattern[str] | None = None  # asks for this kind even where ``unless`` matches
+    # a way of stating it that names an event rather than the figure ("관리할 수 있을 때까지" for a time limit):
+    # it answers only when no clause states the figure itself
+    weakly: re.Pattern[str] | None = None
 
     def asked(self, question: str, terms: set[str]) -> bool:
         """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
@@ -53,7 +56,9 @@ class Detail:
         return bool(self.asks.search(question) or self.nouns & terms)
 
 
-def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = "", despite: str = "") -> Detail:
+def _detail(
+    name: str, asks: str, states: str, nouns: str = "", unless: str = "", despite: str = "", weakly: str = ""
+) -> Detail:
     return Detail(
         name,
         re.compile(asks, re.IGNORECASE),
@@ -61,6 +66,7 @@ def _detail(name: str, asks: str, states: str, nouns: str = "", unless: str = ""
         frozenset(nouns.split()),
         re.compile(unless) if unless else None,
         re.compile(despite) if despite else None,
+        re.compile(weakly) if weakly else None,
     )
 
 
@@ -107,9 +113,11 @@ DETAILS: tuple[Detail, ...] = (
         # ("제3항부터 제5항까지": the provisions are cut out before matching, the bare "까지" is left).
         # A time limit is also written as the time after which a right lapses: "6개월이 지난 때에는 그러하지 아니하다",
         # "1년이 경과하면", "3년간 행사하지 아니하면".
-        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|때|월|년|시|말|기일)\s*까지"
+        r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|그\s*때|월|년|시|말|기일)\s*까지"
         r"|\d+\s*(일|개월|월|년|주)\s*(이|가)?\s*(지나|지난|경과)|\d+\s*(일|개월|월|년|주)\s*간\s*(이를\s*)?행사하지",
         nouns="기한 마감 마감일",
+        # until an event ("관리할 수 있을 때까지", "졸업할 때까지"): the answer when no clause states a time limit
+        weakly=r"때\s*까지",
     ),
 )
 
@@ -125,14 +133,15 @@ _NOT_A_FIGURE = re.compile(
 _UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
 
 
-def states(detail: Detail, text: str, *, sanctions: bool = True) -> bool:
+def states(detail: Detail, text: str, *, sanctions: bool = True, weakly: bool = True) -> bool:
     """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
     nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost).
-    A table row quoted as ``header: cell`` states its cell in the unit its header names ("금액(원): 50,000")."""
+    A table row quoted as ``header: cell`` states its cell in the unit its header names ("금액(원): 50,000").
+    Unless ``weakly``, a statement naming an event in place of the figure ("…할 때까지") does not count."""
     text = _UNIT_HEADER.sub(r": \2\1", _NOT_A_FIGURE.sub(" ", text))
     if not sanctions:
         text = SANCTION.sub(" ", text)
-    return bool(detail.states.search(text))
+    return bool(detail.states.search(text) or (weakly and detail.weakly is not None and detail.weakly.search(text)))
 
 
 # A question asking for the cases, grounds or conditions themselves: "휴직할 수 있는 경우는?", "어떤 경우에 …",

@@ -288,7 +288,8 @@ def extract(
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
     # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
-    if asked and not DELEGATION.search(first.text) and not any(states(d, first.text, sanctions=sanctions) for d in asked):
+    states_asked = any(states(d, first.text, sanctions=sanctions, weakly=False) for d in asked)
+    if asked and not DELEGATION.search(first.text) and not states_asked:
         leading = [s for s in chosen if any(s is t for t in stating.values())]
         chosen = leading + [s for s in chosen if not any(s is t for t in leading)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
@@ -416,22 +417,20 @@ def _stating(
         if implemented is not None:
             out[detail.name] = implemented
             continue
-        found = next(
-            (
-                s
-                for s in scored
-                if (
-                    s.item.label == provision
-                    or (
-                        s.item.n in passages
-                        and s.coverage >= floor
-                        and (_same_family(s.item.doc, first.item.doc) or s.item.n in named)
-                        and not (delegated and s.item.doc == first.item.doc)
-                    )
-                )
-                and states(detail, s.text, sanctions=sanctions)
-            ),
-            None,
+        usable = [
+            s
+            for s in scored
+            if s.item.label == provision
+            or (
+                s.item.n in passages
+                and s.coverage >= floor
+                and (_same_family(s.item.doc, first.item.doc) or s.item.n in named)
+                and not (delegated and s.item.doc == first.item.doc)
+            )
+        ]
+        # the figure itself before an event named in its place ("3월내에" before "관리할 수 있을 때까지")
+        found = next((s for s in usable if states(detail, s.text, sanctions=sanctions, weakly=False)), None) or next(
+            (s for s in usable if states(detail, s.text, sanctions=sanctions)), None
         )
         if found is not None:
             out[detail.name] = found
