@@ -79,6 +79,7 @@ class AnswerCache:
         self.store = store
         self.threshold = threshold
         self._lock = threading.Lock()
+        self._corpus: tuple[str, str] | None = None  # (the store's documents_version, corpus_version)
         self._db = open_db(
             path,
             "CREATE TABLE IF NOT EXISTS answers_v2 (corpus TEXT, scope TEXT, question TEXT, model TEXT, vec BLOB, "
@@ -87,7 +88,10 @@ class AnswerCache:
 
     def scope(self, filters: str | None, writer: str) -> tuple[str, str]:
         """(corpus version, scope key) of a question asked now with ``filters``, answered by ``writer``."""
-        corpus = corpus_version(self.store)
+        version = self.store.documents_version()
+        if self._corpus is None or self._corpus[0] != version:
+            self._corpus = (version, corpus_version(self.store))
+        corpus = self._corpus[1]
         key = hashlib.sha256(f"{corpus}\0{filters or ''}\0{writer}".encode()).hexdigest()[:32]
         return corpus, key
 

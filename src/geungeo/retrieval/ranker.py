@@ -34,7 +34,7 @@ from geungeo.errors import ConfigError
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS
 from geungeo.text.kiwi import bm25_terms
 from geungeo.text.normalize import nfc, squash
-from geungeo.text.structure import ARTICLE_REF, article_label
+from geungeo.text.structure import normalize_article_refs
 from geungeo.types import Hit
 
 if TYPE_CHECKING:
@@ -94,10 +94,7 @@ class QueryTerms:
             stem = term[:-1] if term.endswith("다") and len(term) > 2 else term
             if len(stem) >= 2 or stem.isdigit():
                 stems.append(stem.lower())
-        articles = frozenset(
-            article_label(g[0] or g[2], g[1] or g[3]) for g in (m.groups() for m in ARTICLE_REF.finditer(q))
-        )
-        return cls(tuple(dict.fromkeys(stems)), articles, bool(_ASKS_ADDENDUM.search(q)))
+        return cls(tuple(dict.fromkeys(stems)), frozenset(normalize_article_refs(q)), bool(_ASKS_ADDENDUM.search(q)))
 
 
 def _coverage(stems: Sequence[str], weights: Sequence[float], text: str) -> tuple[float, float]:

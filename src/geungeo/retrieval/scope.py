@@ -58,6 +58,16 @@ def aliases(title: str) -> set[str]:
     return {a for a in out if len(a) >= _MIN_ALIAS - 1}
 
 
+def _by_alias(titled: Iterable[tuple[str, str]], form: re.Pattern[str] | None = None) -> dict[str, set[str]]:
+    """Document ids by each alias of their titles (``(title, id)`` pairs), only aliases matching ``form`` if given."""
+    by_alias: dict[str, set[str]] = {}
+    for title, doc_id in titled:
+        for alias in aliases(title):
+            if form is None or form.search(alias):
+                by_alias.setdefault(alias, set()).add(doc_id)
+    return by_alias
+
+
 @dataclass
 class DocumentScope:
     """Finds the documents a query names among the stored ones."""
@@ -67,25 +77,18 @@ class DocumentScope:
 
     @classmethod
     def build(cls, documents: Iterable[DocumentRecord]) -> DocumentScope:
-        by_alias: dict[str, set[str]] = {}
+        docs = list(documents)
         by_code: dict[str, set[str]] = {}
-        for doc in documents:
-            for alias in aliases(doc.title):
-                by_alias.setdefault(alias, set()).add(doc.doc_id)
+        for doc in docs:
             if doc.code:
                 by_code.setdefault(doc.code, set()).add(doc.doc_id)
-        return cls(by_alias, by_code)
+        return cls(_by_alias((doc.title, doc.doc_id) for doc in docs), by_code)
 
     @classmethod
     def of_titles(cls, titles: Iterable[str]) -> DocumentScope:
         """A scope over documents known by their titles alone (a title is its document's id), named only in forms
         that read as titles: ending in 법, 규정, 학칙 … ("등록금" of 등록금에관한규정 is a word, not a name)."""
-        by_alias: dict[str, set[str]] = {}
-        for title in titles:
-            for alias in aliases(title):
-                if re.search(f"{_TITLE_SUFFIX}$", alias):
-                    by_alias.setdefault(alias, set()).add(title)
-        return cls(by_alias, {})
+        return cls(_by_alias(((title, title) for title in titles), re.compile(f"{_TITLE_SUFFIX}$")), {})
 
     def exact(self, name: str) -> set[str]:
         """Ids of the documents one of whose aliases is exactly ``name`` (not merely inside it)."""
@@ -168,12 +171,14 @@ class StoredDocuments:
 
     def __init__(self, store: ChunkStore) -> None:
         self.store = store
-        self._cache: tuple[list[DocumentRecord], DocumentScope] | None = None
+        self._cache: tuple[str, list[DocumentRecord], DocumentScope] | None = None
 
     def current(self) -> tuple[list[DocumentRecord], DocumentScope]:
-        """The documents now (each record names its content and time of writing, so a document written again under
-        another title is seen even with as many chunks as before) and their matcher, built again only on a change."""
-        docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
-        if self._cache is None or self._cache[0] != docs:
-            self._cache = (docs, DocumentScope.build(docs))
-        return self._cache
+        """The documents now and their matcher, built again only when the store's documents change (its
+        :meth:`~geungeo.stores.base.ChunkStore.documents_version`: a document written again under another title is
+        seen even with as many chunks as before)."""
+        version = self.store.documents_version()
+        if self._cache is None or self._cache[0] != version:
+            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
+            self._cache = (version, docs, DocumentScope.build(docs))
+        return self._cache[1], self._cache[2]

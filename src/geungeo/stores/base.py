@@ -9,6 +9,7 @@ transaction, and resolved to the cited articles' chunks when read (:meth:`ChunkS
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -57,6 +58,14 @@ class ChunkStore(ABC):
     @abstractmethod
     def documents(self) -> list[DocumentRecord]:
         """Completely written documents."""
+
+    def documents_version(self) -> str:
+        """A value that changes whenever :meth:`documents` does (a document written, replaced or deleted, by any
+        process) and is cheaper to read: what is derived from the documents is rebuilt only when it changes."""
+        digest = hashlib.sha256()
+        for d in sorted(self.documents(), key=lambda d: d.doc_id):
+            digest.update(f"{d.doc_id}:{d.content_hash}:{d.ingested_at}\n".encode())
+        return digest.hexdigest()
 
     @abstractmethod
     def pending(self) -> list[str]:

@@ -92,6 +92,7 @@ class ChromaStore(ChunkStore):
         self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
         self._ingestions_lock = threading.Lock()
         self._vectors: int | None = None  # vectors in the collection; None after a write
+        self._documents: tuple[str, list[DocumentRecord]] | None = None  # (documents_version, documents)
 
     def _check_signature(self, signature: IndexSignature) -> None:
         stored = {k: self.catalog.get_meta(k) for k in ("embedder", "dim", "tokenizer")}
@@ -114,7 +115,14 @@ class ChromaStore(ChunkStore):
 
     # --- documents ---------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:
-        return self.catalog.documents("complete")
+        version = self.documents_version()
+        known = self._documents
+        if known is None or known[0] != version:  # read again only after a write (by any process)
+            known = self._documents = (version, self.catalog.documents("complete"))
+        return list(known[1])
+
+    def documents_version(self) -> str:
+        return f"generation {self.catalog.generation}"
 
     def pending(self) -> list[str]:
         return [d.doc_id for d in self.catalog.documents("pending")]

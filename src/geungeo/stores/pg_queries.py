@@ -18,6 +18,11 @@ from geungeo.stores.pg_filters import COLUMNS
 
 CHUNK_COLS = "id, doc_id, ordinal, header, text, meta, prev_id, next_id"
 DOC_COLS = "doc_id, source, title, kind, code, content_hash, chunk_count, origin, extract(epoch FROM ingested_at)"
+# One row, one value: a digest of every complete document's id, content and time of writing (see documents_version).
+DOCUMENTS_VERSION = (
+    "SELECT coalesce(md5(string_agg(doc_id || ':' || content_hash || ':' || ingested_at::text, ',' ORDER BY doc_id)), '') "
+    "FROM documents WHERE state = 'complete'"
+)
 
 COPY_CHUNKS = sql.SQL("COPY chunks ({}) FROM STDIN").format(
     sql.SQL(", ").join(

@@ -81,6 +81,7 @@ class PostgresStore(ChunkStore):
             prepared = prepare(conn, self.schema, signature, self.where)
         self.signature = signature
         self._iterative_scan = prepared.iterative_scan
+        self._documents: tuple[str, list[DocumentRecord]] | None = None  # (documents_version, documents)
         search_path = sql.SQL("SET search_path TO {}, {}").format(
             sql.Identifier(self.schema), sql.Identifier(prepared.extension_schema)
         )
@@ -116,8 +117,15 @@ class PostgresStore(ChunkStore):
 
     # --- documents ---------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:
-        rows = self._rows(f"SELECT {pg_queries.DOC_COLS} FROM documents WHERE state = 'complete' ORDER BY source, title")
-        return [_record(r) for r in rows]
+        version = self.documents_version()
+        known = self._documents
+        if known is None or known[0] != version:  # read again only after a write (by any process)
+            rows = self._rows(f"SELECT {pg_queries.DOC_COLS} FROM documents WHERE state = 'complete' ORDER BY source, title")
+            known = self._documents = (version, [_record(r) for r in rows])
+        return list(known[1])
+
+    def documents_version(self) -> str:
+        return str(self._rows(pg_queries.DOCUMENTS_VERSION)[0][0])
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
         rows = self._rows(f"SELECT {pg_queries.DOC_COLS} FROM documents WHERE doc_id = %s AND state = 'complete'", (doc_id,))

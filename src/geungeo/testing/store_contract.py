@@ -261,6 +261,25 @@ class StoreContract:
         with pytest.raises(StoreError, match=r"other-embedder|embedder"):
             make_store(IndexSignature("other-embedder", DIM, SIGNATURE.tokenizer))
 
+    def test_documents_follow_writes_of_another_instance(self, make_store: MakeStore) -> None:
+        # a reader (a server) keeps its list of documents until the store's documents_version changes: a write,
+        # replacement or delete by another instance (an ingest in another process) must change it
+        reader, writer = make_store(SIGNATURE), make_store(SIGNATURE)
+        self._fill(writer)
+        versions = [reader.documents_version()]
+        assert sorted(d.doc_id for d in reader.documents()) == ["d1", "d2", "d3"]
+        assert reader.documents_version() == versions[-1]  # reading changes nothing
+        record, chunks, vectors, terms = make_doc("d2", 2, title="직원인사규정", code="3-1-5", seed=7)
+        writer.replace_document(record, chunks, vectors, terms)
+        versions.append(reader.documents_version())
+        assert {d.doc_id: d.title for d in reader.documents()}["d2"] == "직원인사규정"
+        writer.delete_document("d3")
+        versions.append(reader.documents_version())
+        assert sorted(d.doc_id for d in reader.documents()) == ["d1", "d2"]
+        assert len(set(versions)) == 3
+        writer.close()
+        reader.close()
+
     def test_other_precision_names_the_setting_that_made_the_store(self, make_store: MakeStore) -> None:
         """A store embedded at another e5-onnx precision (the default before) says which setting reads it."""
         make_store(IndexSignature(VECTOR_NAMES["q4"], DIM, SIGNATURE.tokenizer)).close()
