@@ -88,3 +88,28 @@ def test_web_search(data_dir: Path, enabled: bool) -> None:
     assert any(e.origin == "web" for e in answer.evidence) is enabled
     if enabled:
         assert asked[0]["max_results"] == 3 and asked[0]["query"]
+
+
+def test_per_call_settings_take_effect_and_their_graph_is_compiled_once(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import geungeo.graph.runner as runner_module
+
+    compiled: list[bool] = []
+    build = runner_module.build_graph
+
+    def counting(ctx: Any, checkpointer: Any = None) -> Any:
+        compiled.append(ctx.settings.enable_query_routing)
+        return build(ctx, checkpointer)
+
+    monkeypatch.setattr(runner_module, "build_graph", counting)
+    runner = QueryRunner(build_engine(Settings(data_dir=data_dir, embed_provider="fake")), llm=ScriptedChatModel(GOOD))
+    try:
+        compiled.clear()  # the two default graphs of the constructor
+        for _ in range(3):
+            # off for this call only: the greeting is searched, not answered directly
+            assert runner.run("안녕하세요", enable_query_routing=False, cache_enabled=False).route != "simple"
+            assert runner.run("안녕하세요", cache_enabled=False).route == "simple"
+        assert compiled == [False, True]  # one graph per distinct per-call settings, kept for the next calls
+    finally:
+        runner.close()

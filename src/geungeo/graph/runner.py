@@ -40,6 +40,8 @@ from geungeo.sqlite import use_wal
 
 __all__ = ["QueryRunner", "StreamEvent", "default_runner", "run_query", "stream_query"]
 
+_COMPILED_GRAPHS = 8  # graphs kept for per-call settings (a benchmark's cache_enabled=False, an API option)
+
 
 class QueryRunner:
     """Holds the engine, the chat model, the cache and the compiled graph."""
@@ -61,6 +63,9 @@ class QueryRunner:
         )
         self.graph = build_graph(self._context(self.settings), self.checkpointer)
         self._one_off = build_graph(self._context(self.settings))
+        # graphs compiled for per-call settings, by (remembered, overrides): compiling one takes ~40 ms
+        self._graphs: dict[tuple[bool, str], Any] = {}
+        self._graphs_lock = threading.Lock()
 
     def _context(self, settings: Settings) -> GraphContext:
         return GraphContext(
@@ -78,8 +83,15 @@ class QueryRunner:
         (nothing of it is kept, so writing each step's state to disk would be wasted)."""
         if not overrides:
             return self.graph if remembered else self._one_off
-        settings = self.settings.model_copy(update=overrides)
-        return build_graph(self._context(settings), self.checkpointer if remembered else None)
+        key = (remembered, repr(sorted(overrides.items())))
+        with self._graphs_lock:
+            graph = self._graphs.get(key)
+            if graph is None:
+                if len(self._graphs) >= _COMPILED_GRAPHS:
+                    self._graphs.pop(next(iter(self._graphs)))  # the oldest
+                settings = self.settings.model_copy(update=overrides)
+                graph = self._graphs[key] = build_graph(self._context(settings), self.checkpointer if remembered else None)
+        return graph
 
     def _input(
         self, question: str, filters: str | None, settings: Settings, llm_failure: str, deadline: float | None
