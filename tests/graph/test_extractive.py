@@ -121,6 +121,14 @@ def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> Non
     assert missing_details("과목은 몇 개까지 들을 수 있나요?", insured) == ["개수 / count"]  # 18개월 counts nothing
 
 
+def test_a_figure_told_as_the_background_of_a_question_is_not_asked() -> None:
+    # "몇 달 밀렸는데": the clause ending in -는데 tells the scene; the question is whether insurance still applies
+    assert asked_details("건보료 몇달 밀렷는데 병원가면 보험적용 안되나여?") == []
+    assert asked_details("보증금이 얼마인데 돌려받을 수 있나요?") == []
+    assert [d.name for d in asked_details("밀린 건보료는 몇 달 안에 내야 하나요?")] == ["기간 / period"]
+    assert [d.name for d in asked_details("몇 달 밀렸는데, 분할납부는 몇 번까지 되나요?")] == ["횟수 / times"]
+
+
 def test_how_much_after_a_word_for_money_asks_an_amount() -> None:
     card = [
         _item(

@@ -158,7 +158,13 @@ def asks_cases(question: str) -> bool:
     return bool(_ASKS_CASES.search(question.strip()))
 
 
+# A figure told as the background of the question, in a clause ending in "-는데" ("건보료 몇 달 밀렸는데 병원 가면 …?",
+# "보증금이 얼마인데 …"): the clause sets the scene; what is asked comes after it.
+_TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|던데|ㄴ데)(?=[\s,]|$)")
+
+
 def asked_details(question: str) -> list[Detail]:
-    """The kinds of figure ``question`` asks for."""
-    terms = set(bm25_terms(question, compounds=False))
-    return [d for d in DETAILS if d.asked(question, terms)]
+    """The kinds of figure ``question`` asks for (not those it tells as background)."""
+    asking = _TOLD.sub(" ", question)
+    terms = set(bm25_terms(asking, compounds=False))
+    return [d for d in DETAILS if d.asked(asking, terms)]
