@@ -23,7 +23,16 @@ from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 from geungeo.text.normalize import squash
-from geungeo.text.structure import ASKS_SANCTION, BULLET, CIRCLED, CONDITION_LIST, DELEGATION, LIST_ITEM, SANCTION
+from geungeo.text.structure import (
+    ASKS_SANCTION,
+    BULLET,
+    CIRCLED,
+    CONDITION_LIST,
+    DELEGATION,
+    LIST_ITEM,
+    SANCTION,
+    normalize_article_refs,
+)
 
 GENERIC_WEIGHT = 0.1
 
@@ -242,13 +251,14 @@ def extract(
     about = own & set(query_terms(topic, compounds=False))
     turn = own - about  # the follow-up's own words: a new subject ("그럼 육아휴직은?") or a changed circumstance
     scored: list[Sentence] = []
+    every: list[Sentence] = []  # the follow-up's off-topic clauses too: a penalty names its provision, not the topic
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
-        if about and not (about & (present | half) or turn <= present | half):
-            continue
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
-        scored.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
+        every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
+        if not about or about & (present | half) or turn <= present | half:
+            scored.append(every[-1])
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
@@ -276,13 +286,15 @@ def extract(
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
     linked = _linked(first, evidence)
-    implementing = {n for n, item in linked.items() if _same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
+    implementing = {n for n, item in linked.items() if same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
     named = _named_by(first.item.doc, evidence) if asked else set()  # only an asked figure looks there
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
+    penalty = _penalty(first, every, evidence, set(linked)) if sanctions else None
+    if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
+        stating |= {d.name: penalty for d in asked if states(d, penalty.text, weakly=False)}
     missing = [d.name for d in asked if d.name not in stating]
     quoted = _whole_list(first, scored)
-    penalty = _penalty(first, scored, evidence, set(linked)) if sanctions else None
-    supporting = [*stating.values(), *([penalty] if penalty is not None else [])]
+    supporting = [*stating.values(), *([penalty] if penalty is not None and penalty not in stating.values() else [])]
     chosen = _choose(quoted, ranked, supporting, max_supporting, best_passages, floor)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
@@ -292,6 +304,8 @@ def extract(
     if asked and not DELEGATION.search(first.text) and not states_asked:
         leading = [s for s in chosen if any(s is t for t in stating.values())]
         chosen = leading + [s for s in chosen if not any(s is t for t in leading)]
+    if penalty is not None and penalty in chosen:  # asked what breaking it costs: the sanction is the answer
+        chosen = [penalty, *(s for s in chosen if s is not penalty)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
 
@@ -340,12 +354,12 @@ def _of_named(question: str, evidence: Sequence[EvidenceItem]) -> Sequence[Evide
     named = DocumentScope.of_titles({item.doc for item in evidence if item.doc}).named(question)
     if not named:
         return evidence
-    family = {item.n for item in evidence if any(_same_family(item.doc, doc) for doc in named)}
+    family = {item.n for item in evidence if any(same_family(item.doc, doc) for doc in named)}
     cited = set().union(*(_named_by(doc, evidence) for doc in named))
     return [item for item in evidence if item.n in family | cited]
 
 
-def _same_family(doc: str, answering: str) -> bool:
+def same_family(doc: str, answering: str) -> bool:
     """Whether ``doc`` is the answering clause's document or one delegating to or from it (법, 법 시행령)."""
     a, b = doc.replace(" ", ""), answering.replace(" ", "")
     return not a or not b or a.startswith(b) or b.startswith(a)
@@ -363,24 +377,24 @@ def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[Evidenc
     breaking it: a clause stating a sanction ("500만원 이하의 과태료") and naming the answering article ("제10조제5항에
     따른 신고 … 를 하지 아니한 공직자등"), of a passage retrieval kept or of a reference ``linked`` to the provision
     (the 벌칙 and 과태료 articles cite the articles they enforce). None when the answering clause states a sanction
-    itself or its provision has no article."""
+    itself or its provision has no article. A 시행령 article is enforced where the 법 article it implements is ("법
+    제55조제1항에 따른 유급휴일": the 법's clause punishing breaches of 제55조)."""
     article = first.item.article
     if not article or SANCTION.search(first.text):
         return None
     usable = linked | {item.n for item in evidence if item.origin != "reference"}
-    naming = re.compile(rf"{re.escape(article)}(?!\s*의\s*\d|\d)")
-    return next(
-        (
-            s
-            for s in scored
-            if s.item.n in usable
-            and s.item.doc == first.item.doc
-            and s.item.label != first.item.label
-            and SANCTION.search(s.text)
-            and naming.search(s.text)
-        ),
-        None,
-    )
+
+    def naming(label: str) -> re.Pattern[str]:
+        return re.compile(rf"{re.escape(label)}(?!\s*의\s*\d|\d)")
+
+    implemented = [naming(label) for label in normalize_article_refs(first.text)]
+
+    def punishes(s: Sentence) -> bool:
+        if s.item.doc == first.item.doc:
+            return s.item.label != first.item.label and bool(naming(article).search(s.text))
+        return same_family(s.item.doc, first.item.doc) and any(n.search(s.text) for n in implemented)
+
+    return next((s for s in scored if s.item.n in usable and SANCTION.search(s.text) and punishes(s)), None)
 
 
 def _stating(
@@ -424,7 +438,7 @@ def _stating(
             or (
                 s.item.n in passages
                 and s.coverage >= floor
-                and (_same_family(s.item.doc, first.item.doc) or s.item.n in named)
+                and (same_family(s.item.doc, first.item.doc) or s.item.n in named)
                 and not (delegated and s.item.doc == first.item.doc)
             )
         ]

@@ -10,10 +10,11 @@ import copy
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict, get_type_hints
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
 from geungeo.answering.models import (
+    CITATION_MARK,
     Answer,
     Citation,
     EvidenceItem,
@@ -113,3 +114,14 @@ def earlier_questions(state: GraphState) -> list[str]:
     """The conversation's questions before this one (the runner has added this one to the history)."""
     history = state.get("history", [])
     return [str(m.content) for m in history[:-1] if isinstance(m, HumanMessage)]
+
+
+def last_citations(state: GraphState) -> list[str]:
+    """The citation labels of the conversation's last answer, in its order ("근로기준법 제60조"); none before one."""
+    answers = [m for m in state.get("history", [])[:-1] if isinstance(m, AIMessage)]
+    if not answers:
+        return []
+    cited = answers[-1].additional_kwargs.get("cited")  # a structural answer quotes its text without [labels]
+    if isinstance(cited, list) and cited:
+        return [str(label) for label in cited]
+    return list(dict.fromkeys(CITATION_MARK.findall(str(answers[-1].content))))

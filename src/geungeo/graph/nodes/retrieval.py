@@ -7,12 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
 
+from geungeo.answering.extractive import same_family
 from geungeo.answering.models import EvidenceItem
 from geungeo.filters import parse_filter
 from geungeo.graph.context import GraphContext, Tracker, Update
-from geungeo.graph.state import GraphState
+from geungeo.graph.state import GraphState, last_citations
 from geungeo.stores.base import ChunkStore
-from geungeo.types import Hit
+from geungeo.text.structure import ASKS_SANCTION, SANCTION
+from geungeo.types import Chunk, Hit
 
 
 def next_queries(state: GraphState) -> list[str]:
@@ -45,9 +47,12 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     # The articles the question cites in the document it names ("근로기준법 제60조에 따르면 …") are evidence whatever
     # the search ranks: first (with the best score the search gave, so that they do not raise the answer's
     # confidence), and each keeps a place among the best passages.
-    cited = ctx.engine.structural.cited_articles(question) if not state.get("iteration") and where is None else []
+    cited = _cited(state, ctx) if not state.get("iteration") and where is None else []
     if cited:
         best = max((hit.score for hits in results for hit in hits), default=1.0)
+        # asked what breaking them costs ("위반하면 처벌은?"): the penalty articles that name them join them
+        if ASKS_SANCTION.search(question):
+            cited += [[chunk] for chunk in penalties(ctx.engine.store, [c.id for chunks in cited for c in chunks])]
         for chunk in (chunk for chunks in cited for chunk in chunks):
             pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
@@ -71,6 +76,33 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         "queries_done": [*state.get("queries_done", []), *queries],
         "iteration": state.get("iteration", 0) + 1,
     }
+
+
+def _cited(state: GraphState, ctx: GraphContext) -> list[list[Chunk]]:
+    """The articles the question cites in the document it names, each as its chunks; for a follow-up asking what
+    breaking the provision costs ("위반하면 처벌은?", "어기면 벌금은?"), the provisions the last answer cited."""
+    question = state.get("standalone") or state["question"]
+    cited = ctx.engine.structural.cited_articles(question)
+    if state.get("route") == "history_required" and ASKS_SANCTION.search(state["question"]):
+        for label in last_citations(state):
+            cited += [chunks for chunks in ctx.engine.structural.cited_articles(label) if chunks not in cited]
+    return cited
+
+
+def penalties(store: ChunkStore, chunk_ids: Sequence[str]) -> list[Chunk]:
+    """The passages stating a sanction ("2년 이하의 징역", "과태료") that cite one of the articles of ``chunk_ids``
+    ("제53조를 위반한 자") or an article of their own family that one of them implements (a 시행령 article's "법
+    제55조제1항에 따른 유급휴일" is punished where the 법 article is), in the order the store gives them."""
+    own = {c.id: str(c.meta.get("doc") or "") for c in store.get(chunk_ids)}
+    implemented = [
+        target
+        for link in store.links_from(list(own))
+        if same_family(link.doc, own.get(link.source, ""))
+        for target in link.targets
+    ]
+    citing = [link.source for link in store.links_to([*own, *implemented])]
+    found = [c for c in store.get(list(dict.fromkeys(s for s in citing if s not in own))) if SANCTION.search(c.text)]
+    return found
 
 
 # An article cited by more articles than this (a definition, a general rule) is not followed backwards: its

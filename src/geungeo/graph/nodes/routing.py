@@ -9,11 +9,12 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from geungeo.answering.generation import refusal_text
-from geungeo.answering.models import CITATION_MARK, REFUSAL, Citation, EvidenceItem
+from geungeo.answering.models import REFUSAL, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.state import GraphState, StructuralHit, earlier_questions
+from geungeo.graph.state import GraphState, StructuralHit, earlier_questions, last_citations
 from geungeo.retrieval.expansion import query_terms
 from geungeo.retrieval.structural import StructuralAnswer, document_of, parse_structural
+from geungeo.text.structure import ASKS_SANCTION
 
 _GREETING = re.compile(
     r"^\s*(안녕|안뇽|하이|ㅎㅇ|반가워|고마워|감사(합니다|해요)?|수고|좋은 (아침|하루)"
@@ -45,6 +46,7 @@ _STEP = re.compile(r"^\s*(?:그\s*)?(다음|이전|앞|뒤)\s*(?:조문|조항|�
 # conversation when it has at most this many words to search for of its own.
 _BARE_TOPIC = re.compile(r"(은|는|이면|면)\s*[?？]\s*$")
 _BARE_TOPIC_TERMS = 2
+_BREAKING = frozenset({"위반", "안", "못", "위법", "불이행"})  # words for breaking a rule, as Kiwi leaves them
 NOTHING_CITED = (
     f"{REFUSAL}: 이전 답변은 인용한 조문이 없습니다. 질문을 다른 말로 바꿔 다시 물어 주세요.\n"
     "The last answer cited no provision: nothing in the documents bore on it. Try asking in other words."
@@ -84,7 +86,12 @@ def is_follow_up(question: str) -> bool:
     or is a short topic alone ("위반하면 처벌은?")."""
     if _FOLLOW_UP.search(question):
         return True
-    return bool(_BARE_TOPIC.search(question)) and len(topic(question).split()) <= _BARE_TOPIC_TERMS
+    words = topic(question).split()
+    # asking what breaking something costs and naming nothing to break ("어기면 벌금은 얼마예요?", "과태료는요?"):
+    # breaking what the conversation is about
+    if ASKS_SANCTION.search(question) and all(ASKS_SANCTION.search(w) or w in _BREAKING for w in words):
+        return True
+    return bool(_BARE_TOPIC.search(question)) and len(words) <= _BARE_TOPIC_TERMS
 
 
 def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
@@ -201,14 +208,7 @@ def _in_last_document(question: str, state: GraphState, ctx: GraphContext) -> st
 
 def _last_cited(state: GraphState) -> str | None:
     """The first citation label of the conversation's last answer ("근로기준법 제60조"), if it cited one."""
-    answers = [m for m in state.get("history", [])[:-1] if isinstance(m, AIMessage)]
-    if not answers:
-        return None
-    cited = answers[-1].additional_kwargs.get("cited")  # a structural answer quotes its text without [labels]
-    if isinstance(cited, list) and cited:
-        return str(cited[0])
-    found = CITATION_MARK.search(str(answers[-1].content))
-    return found.group(1) if found else None
+    return next(iter(last_citations(state)), None)
 
 
 def simple_answer(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:

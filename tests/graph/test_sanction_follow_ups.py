@@ -1,0 +1,97 @@
+"""A follow-up asking what breaking the provision costs ("위반하면 처벌은?", "어기면 벌금은 얼마예요?") is answered by the
+penalty that names the provision the last answer cited, found through the link index, not by any 벌칙 article."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from geungeo.engine import build_engine
+from geungeo.graph.nodes.routing import is_follow_up
+from geungeo.graph.runner import QueryRunner
+from geungeo.settings import Settings
+from tests.fixtures import VACATION_LAW
+
+# a 시행령 article implementing 휴가보장법 제2조 (its breach is punished where the 법 article's is), and another
+# statute whose 벌칙 article shares every word of the follow-up ("벌금", "위반")
+DECREE = """---
+제목: 휴가보장법 시행령
+시행일자: 2025-01-01
+---
+
+# 휴가보장법 시행령
+
+##### 제1조 (목적)
+
+이 영은 「휴가보장법」에서 위임된 사항을 정함을 목적으로 한다.
+
+##### 제2조 (유급휴가의 사용)
+
+**①** 법 제2조제1항에 따른 유급휴가는 근로자가 청구한 시기에 주어야 한다.
+"""
+PARKING = """---
+제목: 주차관리법
+시행일자: 2025-01-01
+---
+
+# 주차관리법
+
+##### 제1조 (목적)
+
+이 법은 주차장의 관리에 관한 사항을 정함을 목적으로 한다.
+
+##### 제2조 (주차 의무)
+
+주차장 관리자는 주차장을 깨끗하게 관리하여야 한다.
+
+##### 제3조 (벌칙)
+
+제2조를 위반한 자는 500만원 이하의 벌금에 처한다. 위반 행위가 반복되면 벌금을 가중한다.
+"""
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QueryRunner]:
+    root = tmp_path_factory.mktemp("sanctions")
+    docs = root / "docs"
+    docs.mkdir()
+    for name, text in (("휴가보장법", VACATION_LAW), ("휴가보장법 시행령", DECREE), ("주차관리법", PARKING)):
+        (docs / f"{name}.md").write_text(text, "utf-8")
+    settings = Settings(data_dir=root / "data", embed_provider="fake", cache_enabled=False)
+    engine = build_engine(settings)
+    engine.ingest([docs])
+    runner = QueryRunner(engine, llm=None)
+    yield runner
+    runner.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "follow_up"),
+    [
+        ("어기면 벌금은 얼마예요?", True),  # asks a sanction and names nothing to break
+        ("과태료는요?", True),
+        ("안 지키면 처벌받나요?", True),
+        ("음주운전하면 벌금은 얼마예요?", False),  # names what is punished
+    ],
+)
+def test_a_question_about_sanctions_naming_nothing_to_break_is_a_follow_up(question: str, follow_up: bool) -> None:
+    assert is_follow_up(question) is follow_up
+
+
+def test_the_penalty_for_the_provision_just_cited_answers(runner: QueryRunner) -> None:
+    first = runner.run("1년간 80퍼센트 이상 출근하면 연차 유급휴가는 며칠인가요?", conversation_id="leave")
+    assert first.citations[0].label == "휴가보장법 제2조"
+    answer = runner.run("어기면 벌금은 얼마예요?", conversation_id="leave")
+    # before: searched as a new question, the other statute's 벌칙 ("위반 … 벌금 … 벌금") answered it
+    assert answer.route == "history_required" and not answer.refused
+    assert answer.citations[0].label == "휴가보장법 제4조" and "2천만원 이하의 벌금" in answer.answer
+    assert "주차관리법" not in answer.answer
+
+
+def test_a_decree_article_is_enforced_by_the_penalty_of_the_law_article_it_implements(runner: QueryRunner) -> None:
+    runner.run("휴가보장법 시행령 제2조에 따르면 유급휴가는 언제 주어야 하나요?", conversation_id="decree")
+    answer = runner.run("위반하면 처벌은?", conversation_id="decree")
+    lines = answer.answer.splitlines()  # the sanction asked for first, the duty it enforces after it
+    assert "2년 이하의 징역" in lines[1] and "[휴가보장법 제4조]" in lines[1]
+    assert any("[휴가보장법 시행령 제2조]" in line for line in lines[2:])
