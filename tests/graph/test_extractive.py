@@ -127,6 +127,17 @@ def test_a_figure_told_as_the_background_of_a_question_is_not_asked() -> None:
     assert asked_details("보증금이 얼마인데 돌려받을 수 있나요?") == []
     assert [d.name for d in asked_details("밀린 건보료는 몇 달 안에 내야 하나요?")] == ["기간 / period"]
     assert [d.name for d in asked_details("몇 달 밀렸는데, 분할납부는 몇 번까지 되나요?")] == ["횟수 / times"]
+    assert asked_details("몇 달짜리 학습지 계약은 중간에 끊을 수 있어?") == []  # 몇 달짜리: describes the contract
+
+
+def test_a_period_asked_in_years_is_not_stated_in_days() -> None:
+    # "14일 이내에 해당 조치를 하여야" is a time limit for something else, not how many years a record is kept
+    action = [_item(1, "법 제17조", "⑨ 요청이 있는 때에는 교육장은 14일 이내에 해당 조치를 하여야 한다.")]
+    assert missing_details("생활기록부에 적히면 졸업 후 몇 년 동안 보존되나요?", action) == ["기간 / period"]
+    kept = [_item(1, "법 제41조", "청구권은 3년간 행사하지 아니하면 시효로 소멸한다.")]
+    assert missing_details("보상금을 청구할 권리는 몇 년 지나면 사라지나요?", kept) == []
+    months = [_item(1, "법 제9조", "해외체류 등으로 3개월 이상 2년 이하의 범위에서 운행할 수 없는 경우")]
+    assert missing_details("몇 달 동안 차를 못 쓰면 면제받나요?", months) == []
 
 
 def test_how_much_after_a_word_for_money_asks_an_amount() -> None:
@@ -481,7 +492,8 @@ def test_a_question_about_sanctions_quotes_the_penalty_for_breaking_the_answerin
     duty = DUTY.model_copy(update={"article": "제18조의4"})
     fines = _reference(2, "공인중개사법 제51조", FINES, "공인중개사법", via="c1").model_copy(update={"article": "제51조"})
     answer = extract("중개보조원이 자기 신분을 안 밝히면 어떤 제재를 받나요?", [duty, fines], None)
-    assert [s.item.label for s in answer.sentences] == ["공인중개사법 제18조의4", "공인중개사법 제51조"]
+    # the sanction asked about first, then the duty it enforces
+    assert [s.item.label for s in answer.sentences] == ["공인중개사법 제51조", "공인중개사법 제18조의4"]
     assert "2. 제18조의4를 위반하여" in answer.render() and "1. 제18조의3" not in answer.render()
     # a question that does not ask about sanctions is answered by the duty alone
     assert [s.item.label for s in extract("중개보조원은 신분을 밝혀야 하나요?", [duty, fines], None).sentences] == [

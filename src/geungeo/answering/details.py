@@ -105,7 +105,9 @@ DETAILS: tuple[Detail, ...] = (
     _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
-    _detail("기간 / period", r"몇\s*(년|개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
+    _detail("기간 / period", r"몇\s*(개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
+    # a period asked in years is stated in years, months or semesters, not by "10일 이내" about something else
+    _detail("기간 / period", r"몇\s*년(?!\s*째)", r"\d+\s*(년|개월|월|학기)"),
     _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
@@ -159,8 +161,8 @@ def asks_cases(question: str) -> bool:
 
 
 # A figure told as the background of the question, in a clause ending in "-는데" ("건보료 몇 달 밀렸는데 병원 가면 …?",
-# "보증금이 얼마인데 …"): the clause sets the scene; what is asked comes after it.
-_TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|던데|ㄴ데)(?=[\s,]|$)")
+# "보증금이 얼마인데 …"), or describing a thing ("몇 달짜리 학습지"): it sets the scene; what is asked comes after it.
+_TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|던데|ㄴ데)(?=[\s,]|$)|몇\s*\S{1,3}\s*짜리")
 
 
 def asked_details(question: str) -> list[Detail]:

@@ -262,7 +262,11 @@ def extract(
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
-    scored.sort(key=lambda s: (round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)), reverse=True)
+    def order(s: Sentence) -> tuple[float, int]:
+        return round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)
+
+    scored.sort(key=order, reverse=True)
+    every.sort(key=order, reverse=True)
     best_passages = {item.n for item in evidence[:passages]}
     best = scored[0].coverage
     floor = quote_coverage * best
