@@ -1,9 +1,11 @@
-"""A follow-up asking what breaking the provision costs ("위반하면 처벌은?", "어기면 벌금은 얼마예요?") is answered by the
-penalty that names the provision the last answer cited, found through the link index, not by any 벌칙 article."""
+"""A question about what breaking a provision costs is answered by the penalty that names the provision, found through
+the link index, not by any 벌칙 article: a follow-up ("위반하면 처벌은?", "어기면 벌금은 얼마예요?") for the provisions the
+last answer cited, a question of its own for the duty it describes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +97,56 @@ def test_a_decree_article_is_enforced_by_the_penalty_of_the_law_article_it_imple
     lines = answer.answer.splitlines()  # the sanction asked for first, the duty it enforces after it
     assert "2년 이하의 징역" in lines[1] and "[휴가보장법 제4조]" in lines[1]
     assert any("[휴가보장법 시행령 제2조]" in line for line in lines[2:])
+
+
+# a duty many articles cite (so expansion does not follow its citers) and its penalty, which names it by number only
+REST = """---
+제목: 휴식권보장법
+시행일자: 2025-01-01
+---
+
+# 휴식권보장법
+
+##### 제1조 (목적)
+
+이 법은 근로자의 휴식에 관한 사항을 정함을 목적으로 한다.
+
+##### 제2조 (유급휴가)
+
+사용자는 1년간 80퍼센트 이상 출근한 근로자에게 15일의 유급휴가를 주어야 한다.
+
+##### 제3조 (휴가의 사용)
+
+제2조에 따른 휴가는 근로자가 청구한 시기에 준다.
+
+##### 제4조 (휴가의 이월)
+
+제2조에 따른 휴가는 다음 해로 이월할 수 있다.
+
+##### 제5조 (휴가 수당)
+
+제2조에 따른 휴가 기간에는 통상임금을 지급한다.
+
+##### 제6조 (휴가의 기록)
+
+사용자는 제2조에 따른 휴가의 사용 기록을 3년간 보존한다.
+
+##### 제7조 (벌칙)
+
+제2조를 위반한 자는 2년 이하의 징역 또는 2천만원 이하의 벌금에 처한다.
+"""
+
+
+def test_a_question_about_a_sanction_finds_the_penalty_of_the_duty_it_describes(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "휴식권보장법.md").write_text(REST, "utf-8")
+    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_enabled=False))
+    engine.ingest([tmp_path / "docs"])
+    runner = QueryRunner(engine, llm=None)
+    try:
+        answer = runner.run("연차 유급휴가를 안 주면 벌금은 얼마예요?")
+    finally:
+        runner.close()
+    # before: 제2조 alone, its "80퍼센트" taken for the amount asked; the penalty was never retrieved
+    lines = answer.answer.splitlines()
+    assert "2천만원 이하의 벌금" in lines[1] and "[휴식권보장법 제7조]" in lines[1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel
@@ -56,6 +56,12 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         for chunk in (chunk for chunks in cited for chunk in chunks):
             pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
+    duties = _duties(question, search, ctx.engine.store) if not cited and not state.get("iteration") and where is None else []
+    for duty, punishing in duties:
+        for chunk in [duty.chunk, *punishing]:
+            pool_by_id.setdefault(chunk.id, EvidenceItem.from_chunk(0, chunk, duty.score))
+    if duties:
+        tracker.notes.append(f"penalties of: {', '.join(str(d.chunk.meta.get('article')) for d, _ in duties)}")
     if ctx.corrections is not None and not state.get("iteration"):
         for correction, similarity in ctx.corrections.find(question):
             pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity)
@@ -69,6 +75,7 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     plan = state.get("plan")
     parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
     leads = [chunks[0].id for chunks in cited]
+    leads += [chunk.id for duty, punishing in duties for chunk in [duty.chunk, *punishing]]
     leads += [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
@@ -87,6 +94,19 @@ def _cited(state: GraphState, ctx: GraphContext) -> list[list[Chunk]]:
         for label in last_citations(state):
             cited += [chunks for chunks in ctx.engine.structural.cited_articles(label) if chunks not in cited]
     return cited
+
+
+_DUTIES = 2  # duty passages whose penalties a question about sanctions brings (chosen a priori, not tuned)
+
+
+def _duties(question: str, search: Callable[[str], list[Hit]], store: ChunkStore) -> list[tuple[Hit, list[Chunk]]]:
+    """For a question about what breaking something costs that cites no article ("임금을 제때 안 주면 처벌은?"): the
+    best passages found without its sanction words that state no sanction themselves (the duty: 근로기준법 제43조),
+    each with the penalties that cite it (제109조, which names "제43조" but not 임금); none for other questions."""
+    if not ASKS_SANCTION.search(question):
+        return []
+    hits = [h for h in search(ASKS_SANCTION.sub(" ", question)) if not SANCTION.search(h.chunk.text)][:_DUTIES]
+    return [(hit, found) for hit in hits if (found := penalties(store, [hit.chunk.id]))]
 
 
 def penalties(store: ChunkStore, chunk_ids: Sequence[str]) -> list[Chunk]:
