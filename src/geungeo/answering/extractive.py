@@ -262,6 +262,7 @@ def extract(
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
+
     def order(s: Sentence) -> tuple[float, int]:
         return round(s.coverage + rank_bonus.get(s.item.n, 0.0), 6), -len(s.text)
 

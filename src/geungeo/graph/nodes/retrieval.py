@@ -121,8 +121,7 @@ def penalties(store: ChunkStore, chunk_ids: Sequence[str]) -> list[Chunk]:
         for target in link.targets
     ]
     citing = [link.source for link in store.links_to([*own, *implemented])]
-    found = [c for c in store.get(list(dict.fromkeys(s for s in citing if s not in own))) if SANCTION.search(c.text)]
-    return found
+    return [c for c in store.get(list(dict.fromkeys(s for s in citing if s not in own))) if SANCTION.search(c.text)]
 
 
 # An article cited by more articles than this (a definition, a general rule) is not followed backwards: its
