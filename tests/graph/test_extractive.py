@@ -387,6 +387,20 @@ def test_a_proviso_is_quoted_with_the_sentence_it_qualifies() -> None:
     ]
 
 
+def test_a_sentence_opening_with_a_connective_is_quoted_with_the_one_it_goes_on_from() -> None:
+    # "또한, 모집중지 학과를 …" was quoted alone as the answer to "복수전공 신청 자격은 뭐예요?"
+    text = (
+        "② 간호학과, 한의학과의 상호 복수전공은 제외한다. 또한, 모집중지 학과를 복수전공 대상으로 신청할 수 없다.\n"
+        "④ 복수전공은 1회에 한하여 변경할 수 있다. 그러나 재신청은 할 수 없다."
+    )
+    assert split_sentences(text) == [
+        "② 간호학과, 한의학과의 상호 복수전공은 제외한다. 또한, 모집중지 학과를 복수전공 대상으로 신청할 수 없다.",
+        "④ 복수전공은 1회에 한하여 변경할 수 있다. 그러나 재신청은 할 수 없다.",
+    ]
+    # a word that only starts like one is not a connective
+    assert len(split_sentences("① 학생은 등록하여야 한다. 그리고자 하는 자는 신청한다.")) == 2
+
+
 def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
     article = _item(
         1,

@@ -260,8 +260,9 @@ def _item_clauses(lead: str, items: list[str]) -> list[Clause]:
     return out
 
 
-# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항).
-_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*경우")
+# A proviso or a rider ("다만, …", "단, …", "이 경우 …") qualifies the sentence before it (본문 and 단서 of one 항), and a
+# sentence opening with a connective ("또한, …", "그러나 …", "이때 …") goes on from it.
+_PROVISO = re.compile(r"^(다만|단)\s*,|^이\s*(경우|때)|^(또한|그러나|그리고|따라서|이때)(\s|,)")
 
 
 def _with_provisos(sentences: list[str]) -> list[str]:
