@@ -939,3 +939,15 @@ def test_a_follow_up_is_answered_by_clauses_about_its_topic_or_stating_all_its_o
     assert labels("그럼 육아휴직은? 연차 휴가", "연차 휴가")[0] == "법 제19조"
     # a changed circumstance shared only by a clause about something else: not an answer
     assert "규정 제8조" not in labels("일주일에 10시간 일하면요? 주휴수당", "주휴수당")
+
+
+def test_a_decree_clause_is_enforced_by_the_penalty_for_the_law_article_it_implements_only() -> None:
+    decree = _item(
+        1, "휴가법 시행령 제2조", "① 법 제2조제1항에 따른 휴가는 「소득세법」 제4조의 소득과 관계없이 청구한 시기에 준다.",
+        doc="휴가법 시행령",
+    ).model_copy(update={"article": "제2조"})
+    other = _item(2, "휴가법 제8조", "제4조를 위반한 자는 500만원 이하의 벌금에 처한다.", doc="휴가법")
+    own = _item(3, "휴가법 제9조", "제2조를 위반한 자는 2년 이하의 징역에 처한다.", doc="휴가법")
+    labels = [s.item.label for s in extract("휴가를 청구한 시기에 안 주면 처벌은?", [decree, other, own], None).sentences]
+    # 제9조 punishes the 법 article the decree implements ("법 제2조"); 제8조's 제4조 is the 소득세법's, not the 법's
+    assert labels[0] == "휴가법 제9조" and "휴가법 제8조" not in labels

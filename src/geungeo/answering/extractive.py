@@ -377,6 +377,11 @@ def _linked(first: Sentence, evidence: Sequence[EvidenceItem]) -> dict[int, Evid
     return {item.n: item for item in evidence if item.origin == "reference" and item.via in provision}
 
 
+# A 시행령 clause naming the article of its 법 it implements: "법 제55조제1항에 따른" (not "「소득세법」 제20조", not its own
+# "제3조").
+_PARENT_LAW_REF = re.compile(r"(?<![가-힣」])법\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)")
+
+
 def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[EvidenceItem], linked: set[int]) -> Sentence | None:
     """For a question about sanctions answered by a duty or a prohibition, the clause of its document that punishes
     breaking it: a clause stating a sanction ("500만원 이하의 과태료") and naming the answering article ("제10조제5항에
@@ -392,7 +397,7 @@ def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[Evidenc
     def naming(label: str) -> re.Pattern[str]:
         return re.compile(rf"{re.escape(label)}(?!\s*의\s*\d|\d)")
 
-    implemented = [naming(label) for label in normalize_article_refs(first.text)]
+    implemented = [naming(label) for label in normalize_article_refs(" ".join(_PARENT_LAW_REF.findall(first.text)))]
 
     def punishes(s: Sentence) -> bool:
         if s.item.doc == first.item.doc:
