@@ -21,7 +21,7 @@ from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
-from geungeo.text.kiwi import bm25_terms, bm25_terms_many
+from geungeo.text.kiwi import bm25_terms, words_of
 from geungeo.text.normalize import squash
 from geungeo.text.structure import (
     ASKS_SANCTION,
@@ -236,11 +236,11 @@ def extract(
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
         item.n: set(terms)
-        for item, terms in zip(evidence, bm25_terms_many((i.header for i in evidence), compounds=False), strict=True)
+        for item, terms in zip(evidence, words_of(i.header for i in evidence), strict=True)
     }
-    clause_terms = [set(terms) for terms in bm25_terms_many((c.words for _, c in candidates), compounds=False)]
+    clause_terms = [set(terms) for terms in words_of(c.words for _, c in candidates)]
     contexts = {c.context for _, c in candidates if c.context}
-    context_terms = dict(zip(contexts, (set(t) for t in bm25_terms_many(contexts, compounds=False)), strict=True))
+    context_terms = dict(zip(contexts, (set(t) for t in words_of(contexts)), strict=True))
     translated = (
         {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
     )

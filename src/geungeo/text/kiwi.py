@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -143,6 +145,35 @@ def bm25_terms_many(texts: Iterable[str], *, compounds: bool = True) -> Iterator
     split = [_split_refs(nfc(t)) for t in texts]
     for (_, refs), tokens in zip(split, kiwi().tokenize([b for b, _ in split]), strict=True):
         yield _terms(tokens, refs, compounds)
+
+
+class TermsMemo:
+    """:func:`bm25_terms_many` for texts read again and again (the clauses of the passages answers quote): each text's
+    words (``compounds=False``) are kept, at most ``size`` texts, the least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._terms: OrderedDict[str, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: Iterable[str]) -> list[list[str]]:
+        texts = list(texts)
+        with self._lock:
+            known = {t: self._terms[t] for t in texts if t in self._terms}
+            for t in known:
+                self._terms.move_to_end(t)
+        new = list(dict.fromkeys(t for t in texts if t not in known))
+        found = dict(zip(new, bm25_terms_many(new, compounds=False), strict=True))
+        with self._lock:
+            for t, terms in found.items():
+                self._terms[t] = terms
+            while len(self._terms) > self.size:
+                self._terms.popitem(last=False)
+        return [known[t] if t in known else found[t] for t in texts]
+
+
+words_of = TermsMemo(4096)  # a clause and its words take a few kilobytes: some 20 MB at most
+"""The Kiwi words of the texts answering reads (a clause, a header), remembered across questions."""
 
 
 HEADER_WEIGHT = 2
