@@ -23,6 +23,7 @@ from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
 from geungeo.text.kiwi import bm25_terms, words_of
 from geungeo.text.normalize import squash
+from geungeo.text.references import passage_references
 from geungeo.text.structure import (
     ASKS_SANCTION,
     BULLET,
@@ -31,7 +32,6 @@ from geungeo.text.structure import (
     DELEGATION,
     LIST_ITEM,
     SANCTION,
-    normalize_article_refs,
 )
 
 GENERIC_WEIGHT = 0.1
@@ -377,11 +377,6 @@ def _linked(first: Sentence, evidence: Sequence[EvidenceItem]) -> dict[int, Evid
     return {item.n: item for item in evidence if item.origin == "reference" and item.via in provision}
 
 
-# A 시행령 clause naming the article of its 법 it implements: "법 제55조제1항에 따른" (not "「소득세법」 제20조", not its own
-# "제3조").
-_PARENT_LAW_REF = re.compile(r"(?<![가-힣」])법\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)")
-
-
 def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[EvidenceItem], linked: set[int]) -> Sentence | None:
     """For a question about sanctions answered by a duty or a prohibition, the clause of its document that punishes
     breaking it: a clause stating a sanction ("500만원 이하의 과태료") and naming the answering article ("제10조제5항에
@@ -397,12 +392,14 @@ def _penalty(first: Sentence, scored: list[Sentence], evidence: Sequence[Evidenc
     def naming(label: str) -> re.Pattern[str]:
         return re.compile(rf"{re.escape(label)}(?!\s*의\s*\d|\d)")
 
-    implemented = [naming(label) for label in normalize_article_refs(" ".join(_PARENT_LAW_REF.findall(first.text)))]
+    # the articles the clause cites, by document: "법 제55조제1항에 따른" in a 시행령 names its 법's 제55조
+    cited = [(squash(ref.doc), naming(ref.article)) for ref in passage_references(first.text, first.item.doc)]
 
     def punishes(s: Sentence) -> bool:
         if s.item.doc == first.item.doc:
             return s.item.label != first.item.label and bool(naming(article).search(s.text))
-        return same_family(s.item.doc, first.item.doc) and any(n.search(s.text) for n in implemented)
+        doc = squash(s.item.doc)
+        return same_family(s.item.doc, first.item.doc) and any(d == doc and n.search(s.text) for d, n in cited)
 
     return next((s for s in scored if s.item.n in usable and SANCTION.search(s.text) and punishes(s)), None)
 

@@ -125,15 +125,20 @@ def document_references(title: str, kind: str, chunks: Sequence[Chunk]) -> list[
     out: dict[tuple[str, str, str, str], Reference] = {}
     for chunk in readable:
         own = str(chunk.meta.get("article"))
-        for ref in _passage_references(chunk, reader):
+        for ref in _passage_references(chunk.text, chunk.id, reader):
             if squash(ref.doc) == squash(title) and ref.article == own:
                 continue  # the article citing itself (제2항 of its own 조 written in full)
             out.setdefault((ref.source, squash(ref.doc), ref.article, ref.detail), ref)
     return list(out.values())
 
 
-def _passage_references(chunk: Chunk, reader: _Reader) -> list[Reference]:
-    text = chunk.text
+def passage_references(text: str, title: str, kind: str = "law") -> list[Reference]:
+    """The citations of one passage of the document ``title`` read alone (the short names its document defines
+    elsewhere unknown): "법 제55조제1항에 따른" in 근로기준법 시행령 names 근로기준법 제55조."""
+    return _passage_references(text, "", _Reader(title, kind, {}))
+
+
+def _passage_references(text: str, source: str, reader: _Reader) -> list[Reference]:
     refs: list[Reference] = []
     named_at = [(m.end(), m[1]) for m in _NAMED.finditer(text)]  # every 「title」, cited article or not
     previous: tuple[int, str] | None = None  # where the last citation ended and the document it named
@@ -169,6 +174,6 @@ def _passage_references(chunk: Chunk, reader: _Reader) -> list[Reference]:
                 else:
                     target = reader.title
         detail = re.sub(r"\s+", "", m["detail"] or "")
-        refs.append(Reference(chunk.id, target, article_label(m["num"], m["branch"]), detail))
+        refs.append(Reference(source, target, article_label(m["num"], m["branch"]), detail))
         previous = (m.end(), target)
     return refs
