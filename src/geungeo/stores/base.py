@@ -26,6 +26,21 @@ from geungeo.types import Chunk, DocumentRecord, Link
 WriteGuard = Callable[[], AbstractContextManager[object]]
 """What a store's writes are made under (a service's writer lock), so that readers wait for one step at most."""
 
+class DocumentList:
+    """A store's complete documents as last read, read again (``read``) only when its ``version`` has changed."""
+
+    def __init__(self, version: Callable[[], str], read: Callable[[], list[DocumentRecord]]) -> None:
+        self.version, self.read = version, read
+        self._known: tuple[str, list[DocumentRecord]] | None = None
+
+    def __call__(self) -> list[DocumentRecord]:
+        version = self.version()
+        known = self._known
+        if known is None or known[0] != version:  # a write, by this process or another
+            known = self._known = (version, self.read())
+        return list(known[1])
+
+
 LinkRow = tuple[str, str, int, str, str, str, str]
 """A citation as both stores keep it: (citing chunk, citing document, order, cited title squashed, cited title,
 article, detail)."""
