@@ -32,7 +32,7 @@ from geungeo.embeddings.base import Embedder
 from geungeo.retrieval.expansion import Lexicon
 from geungeo.settings import Settings
 from geungeo.sqlite import open_db
-from geungeo.stores.base import ChunkStore
+from geungeo.stores.base import ChunkStore, UntilChanged
 from geungeo.text.normalize import nfc
 
 _SPACES = re.compile(r"\s+")
@@ -79,7 +79,7 @@ class AnswerCache:
         self.store = store
         self.threshold = threshold
         self._lock = threading.Lock()
-        self._corpus: tuple[str, str] | None = None  # (the store's documents_version, corpus_version)
+        self._corpus = UntilChanged(store.documents_version, lambda: corpus_version(store))
         self._db = open_db(
             path,
             "CREATE TABLE IF NOT EXISTS answers_v2 (corpus TEXT, scope TEXT, question TEXT, model TEXT, vec BLOB, "
@@ -88,10 +88,7 @@ class AnswerCache:
 
     def scope(self, filters: str | None, writer: str) -> tuple[str, str]:
         """(corpus version, scope key) of a question asked now with ``filters``, answered by ``writer``."""
-        version = self.store.documents_version()
-        if self._corpus is None or self._corpus[0] != version:
-            self._corpus = (version, corpus_version(self.store))
-        corpus = self._corpus[1]
+        corpus = self._corpus()
         key = hashlib.sha256(f"{corpus}\0{filters or ''}\0{writer}".encode()).hexdigest()[:32]
         return corpus, key
 

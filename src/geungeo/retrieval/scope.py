@@ -11,13 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from geungeo.stores.base import ChunkStore, UntilChanged
 from geungeo.text.normalize import nfc
 from geungeo.types import DocumentRecord
-
-if TYPE_CHECKING:
-    from geungeo.stores.base import ChunkStore
 
 _MIN_ALIAS = 3
 _DROP_PREFIXES = ("동의대학교",)
@@ -171,14 +168,14 @@ class StoredDocuments:
 
     def __init__(self, store: ChunkStore) -> None:
         self.store = store
-        self._cache: tuple[str, list[DocumentRecord], DocumentScope] | None = None
+        self._current = UntilChanged(store.documents_version, self._build)
 
     def current(self) -> tuple[list[DocumentRecord], DocumentScope]:
         """The documents now and their matcher, built again only when the store's documents change (its
         :meth:`~geungeo.stores.base.ChunkStore.documents_version`: a document written again under another title is
         seen even with as many chunks as before)."""
-        version = self.store.documents_version()
-        if self._cache is None or self._cache[0] != version:
-            docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
-            self._cache = (version, docs, DocumentScope.build(docs))
-        return self._cache[1], self._cache[2]
+        return self._current()
+
+    def _build(self) -> tuple[list[DocumentRecord], DocumentScope]:
+        docs = sorted(self.store.documents(), key=lambda d: (d.code or "", d.title, d.doc_id))
+        return docs, DocumentScope.build(docs)

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -23,22 +24,25 @@ from geungeo.text.normalize import squash
 from geungeo.text.references import Reference
 from geungeo.types import Chunk, DocumentRecord, Link
 
+T = TypeVar("T")
+
 WriteGuard = Callable[[], AbstractContextManager[object]]
 """What a store's writes are made under (a service's writer lock), so that readers wait for one step at most."""
 
-class DocumentList:
-    """A store's complete documents as last read, read again (``read``) only when its ``version`` has changed."""
+class UntilChanged(Generic[T]):
+    """A value derived from a store's documents (the list itself, a name index, a digest), derived again
+    (``derive``) only when the store's ``version`` (:meth:`ChunkStore.documents_version`) has changed."""
 
-    def __init__(self, version: Callable[[], str], read: Callable[[], list[DocumentRecord]]) -> None:
-        self.version, self.read = version, read
-        self._known: tuple[str, list[DocumentRecord]] | None = None
+    def __init__(self, version: Callable[[], str], derive: Callable[[], T]) -> None:
+        self.version, self.derive = version, derive
+        self._known: tuple[str, T] | None = None
 
-    def __call__(self) -> list[DocumentRecord]:
+    def __call__(self) -> T:
         version = self.version()
         known = self._known
         if known is None or known[0] != version:  # a write, by this process or another
-            known = self._known = (version, self.read())
-        return list(known[1])
+            known = self._known = (version, self.derive())
+        return known[1]
 
 
 LinkRow = tuple[str, str, int, str, str, str, str]

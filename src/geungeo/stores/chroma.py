@@ -26,7 +26,7 @@ from geungeo.embeddings import settings_for
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore, DocumentList, IndexSignature, WriteGuard
+from geungeo.stores.base import ChunkStore, IndexSignature, UntilChanged, WriteGuard
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog, DocumentRows
 from geungeo.stores.chroma_process import ChromaCollection
@@ -92,7 +92,7 @@ class ChromaStore(ChunkStore):
         self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
         self._ingestions_lock = threading.Lock()
         self._vectors: int | None = None  # vectors in the collection; None after a write
-        self._documents = DocumentList(self.documents_version, lambda: self.catalog.documents("complete"))
+        self._documents = UntilChanged(self.documents_version, lambda: self.catalog.documents("complete"))
 
     def _check_signature(self, signature: IndexSignature) -> None:
         stored = {k: self.catalog.get_meta(k) for k in ("embedder", "dim", "tokenizer")}
@@ -115,7 +115,7 @@ class ChromaStore(ChunkStore):
 
     # --- documents ---------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:
-        return self._documents()
+        return list(self._documents())
 
     def documents_version(self) -> str:
         return f"generation {self.catalog.generation}"

@@ -28,7 +28,7 @@ from geungeo.errors import StoreError
 from geungeo.filters import Filter
 from geungeo.settings import Settings
 from geungeo.stores import pg_queries
-from geungeo.stores.base import ChunkStore, DocumentList, IndexSignature, LinkRow, WriteGuard, link_rows
+from geungeo.stores.base import ChunkStore, IndexSignature, LinkRow, UntilChanged, WriteGuard, link_rows
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
 from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
 from geungeo.text import references
@@ -81,7 +81,7 @@ class PostgresStore(ChunkStore):
             prepared = prepare(conn, self.schema, signature, self.where)
         self.signature = signature
         self._iterative_scan = prepared.iterative_scan
-        self._documents = DocumentList(self.documents_version, self._read_documents)
+        self._documents = UntilChanged(self.documents_version, self._read_documents)
         search_path = sql.SQL("SET search_path TO {}, {}").format(
             sql.Identifier(self.schema), sql.Identifier(prepared.extension_schema)
         )
@@ -117,7 +117,7 @@ class PostgresStore(ChunkStore):
 
     # --- documents ---------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:
-        return self._documents()
+        return list(self._documents())
 
     def _read_documents(self) -> list[DocumentRecord]:
         rows = self._rows(f"SELECT {pg_queries.DOC_COLS} FROM documents WHERE state = 'complete' ORDER BY source, title")
