@@ -128,6 +128,11 @@ def test_a_figure_told_as_the_background_of_a_question_is_not_asked() -> None:
     assert [d.name for d in asked_details("밀린 건보료는 몇 달 안에 내야 하나요?")] == ["기간 / period"]
     assert [d.name for d in asked_details("몇 달 밀렸는데, 분할납부는 몇 번까지 되나요?")] == ["횟수 / times"]
     assert asked_details("몇 달짜리 학습지 계약은 중간에 끊을 수 있어?") == []  # 몇 달짜리: describes the contract
+    # a sentence that tells (no question mark, no asking ending) before the one that asks: "며칠" is "a few days"
+    assert asked_details("할머니 장례 때문에 수업을 며칠 빠져야 해요ㅠ 출석으로 인정받을 수 있나요?") == []
+    assert asked_details("거절했는데 며칠 뒤 똑같은 부탁을 또 하네요. 이럴 땐 어떻게 해야 하나요?") == []
+    asking = asked_details("연차는 며칠인가요. 그리고 수당은 얼마?")  # each sentence asks
+    assert [d.name for d in asking] == ["금액 / amount", "일수 / days"]
 
 
 def test_a_period_asked_in_years_is_not_stated_in_days() -> None:
@@ -155,6 +160,54 @@ def test_how_much_after_a_word_for_money_asks_an_amount() -> None:
     leave = [_item(1, "규정 제5조", "휴학 기간은 1년으로 한다.")]
     assert missing_details("휴학하면 얼마나 쉴 수 있나요?", leave) == []  # 얼마나 without money: still a period
     assert missing_details("휴가 기간 동안 월급은 얼마나 나오나요?", leave) == ["금액 / amount"]
+
+
+def test_how_much_after_a_period_asks_an_amount_over_it() -> None:
+    # "몇 달 동안" asks the period, "얼마만큼" how much is cut over it: a clause stating only the period does not answer
+    cut = [_item(1, "법 제80조", "③ 정직은 1개월 이상 3개월 이하의 기간으로 하고 보수는 전액을 감한다.")]
+    question = "징계로 월급이 깎이면 몇 달 동안 얼마만큼 줄어드나요?"
+    assert missing_details(question, cut) == ["금액 / amount"]
+    share = [_item(1, "법 제80조", "④ 감봉은 1개월 이상 3개월 이하의 기간 동안 보수의 3분의 1을 감한다.")]
+    assert missing_details(question, share) == []
+    assert [d.name for d in asked_details("얼마 동안 쉴 수 있나요?")] == ["수량 / quantity"]  # 얼마 before 동안: a period
+
+
+ID_CARD = (
+    "제24조(주민등록증의 발급 등) ① 시장ㆍ군수 또는 구청장은 관할 구역에 주민등록이 된 자 중 17세 이상인 자에 대하여 "
+    "주민등록증을 발급한다. 다만, 「장애인복지법」 제2조제2항에 따른 장애인 중 시각장애인이 신청하는 경우 시각장애인용 점자 "
+    "주민등록증을 발급할 수 있다.\n"
+    "④ 제1항에 따라 주민등록증을 발급받을 나이가 된 사람은 시장ㆍ군수 또는 구청장에게 주민등록증의 발급을 신청하여야 한다.\n"
+    "⑤ 주민등록증을 발급받지 아니한 17세 이상의 재외국민이 국내에 30일 이상 거주할 목적으로 입국하는 때에는 "
+    "주민등록증의 발급을 신청하여야 한다."
+)
+INHERITANCE = (
+    "제1019조(승인, 포기의 기간) ① 상속인은 상속개시있음을 안 날로부터 3월내에 단순승인이나 한정승인 또는 포기를 할 수 있다.\n"
+    "② 상속인은 제1항의 승인 또는 포기를 하기 전에 상속재산을 조사할 수 있다.\n"
+    "④ 제1항에도 불구하고 미성년자인 상속인이 상속채무가 상속재산을 초과하는 상속을 성년이 되기 전에 단순승인한 경우에는 "
+    "성년이 된 후 상속채무 초과사실을 안 날부터 3개월 내에 상속 포기에 갈음하여 한정승인을 할 수 있다."
+)
+
+
+def test_a_clause_building_on_another_paragraph_is_answered_by_that_paragraph() -> None:
+    # ④ states most of the question's words ("나이") but leaves the age to ①, which states it; ⑤ states an age too
+    # and is the closest in meaning (as the embedder found it), but of a special case
+
+    def closest_special_case(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "재외국민" in t else 0.8 for t in texts]
+
+    ex = extract("주민등록증 발급 대상 나이", [_item(1, "주민등록법 제24조", ID_CARD)], None, similarity=closest_special_case)
+    quoted = ex.render()
+    assert "17세 이상인 자에 대하여 주민등록증을 발급한다" in quoted and not ex.missing
+    assert quoted.index("① 시장") < quoted.index("④ 제1항에 따라")
+
+
+def test_a_special_case_is_quoted_with_the_rule_it_departs_from() -> None:
+    # ④ (the minor's special case) shares most words with the question; ①, the rule it departs from, answers it
+    question = "상속채무가 상속재산을 초과하면 상속 포기는 언제까지 해야 하나요?"
+    ex = extract(question, [_item(1, "민법 제1019조", INHERITANCE)], None)
+    quoted = ex.render()
+    assert "안 날로부터 3월내에 단순승인이나 한정승인 또는 포기를 할 수 있다" in quoted
+    assert "④ 제1항에도 불구하고" in quoted
 
 
 def test_figures_written_the_way_the_documents_write_them() -> None:

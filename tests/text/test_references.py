@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from geungeo.text.references import Reference, document_references, parent_title
+from geungeo.text.references import Reference, document_references, parent_title, sibling_paragraphs
 from geungeo.types import Chunk
 
 
@@ -73,3 +73,16 @@ def test_lists_run_through_details_and_remarks() -> None:
         ("형법", "제258조의2"), ("형법", "제261조"), ("민법", "제909조의2"), ("민법", "제927조의2"), ("민법", "제931조"),
         ("민법", "제932조"), ("고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률", "제5조"), ("국민건강보험법", "제50조"),
         ("도로교통법", "제3조"), ("도로교통법", "제4조")]
+
+
+def test_a_paragraph_names_the_paragraphs_of_its_own_article_it_builds_on() -> None:
+    assert sibling_paragraphs("④ 제1항에 따라 주민등록증을 발급받을 나이가 된 사람은") == [1]
+    assert sibling_paragraphs("② 전항의 방식에 의한 유언봉서는") == [1]
+    assert sibling_paragraphs("⑤ 제2항 및 제3항에 따라 제4조제1항의 신고를") == [2, 3]  # 제4조제1항: another article
+    assert sibling_paragraphs("③ 같은 조 제1항에 따른") == []
+    assert sibling_paragraphs("제1항에 따른 신고") == []  # not a 항 itself: nothing of its own article to name
+    # departing ("에도 불구하고") from a paragraph, as against building on it
+    text = "④ 제1항에도 불구하고 미성년자인 상속인이 제2항의 조사를 마친 경우에는"
+    assert sibling_paragraphs(text) == [1, 2]
+    assert sibling_paragraphs(text, departing=True) == [1]
+    assert sibling_paragraphs("③ 제1항 본문에도 불구하고", departing=True) == [1]

@@ -78,8 +78,9 @@ _SHARE = (
 # "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
 # 이내"); an age, a period or a grade is another kind.
 _AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
-# "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마.
-_PERIOD_HOW_MUCH = r"(기간|동안|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+# "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마 ("몇 달 동안 얼마만큼 줄어드나요" asks how much over
+# the period: 얼마 after 동안 is an amount).
+_PERIOD_HOW_MUCH = r"(기간|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
 # "비용이 얼마나 드나요", "등록금을 얼마나 내야": 얼마 right after a word for money asks an amount, 얼마나 included.
 _MONEY_HOW_MUCH = (
     r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
@@ -165,8 +166,23 @@ def asks_cases(question: str) -> bool:
 _TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|던데|ㄴ데)(?=[\s,]|$)|몇\s*\S{1,3}\s*짜리")
 
 
+# A sentence of the question followed by another: the question marks and endings that make it ask something.
+_SENTENCE = re.compile(r"[^.!?？ㅠㅜ]+(?:[.!?？ㅠㅜ~]+|$)")
+_ASKING_END = re.compile(r"([?？]|(나요|까요|가요|니까|는지|을까|ㄹ까|냐|니|죠|지요|나|어때)\s*[.!~]*)\s*$")
+
+
+def _told_sentences(question: str) -> str:
+    """``question`` without its sentences that tell rather than ask, before the one that asks: "며칠" in "수업을 며칠
+    빠져야 해요ㅠ 출석으로 인정받을 수 있나요?" is "a few days", not what is asked."""
+    sentences = [m.group(0) for m in _SENTENCE.finditer(question) if m.group(0).strip()]
+    if len(sentences) < 2:
+        return question
+    kept = [t for t in sentences[:-1] if _ASKING_END.search(t.strip())] + sentences[-1:]
+    return " ".join(kept)
+
+
 def asked_details(question: str) -> list[Detail]:
     """The kinds of figure ``question`` asks for (not those it tells as background)."""
-    asking = _TOLD.sub(" ", question)
+    asking = _TOLD.sub(" ", _told_sentences(question))
     terms = set(bm25_terms(asking, compounds=False))
     return [d for d in DETAILS if d.asked(asking, terms)]

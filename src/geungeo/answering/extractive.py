@@ -23,7 +23,7 @@ from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
 from geungeo.text.kiwi import bm25_terms, words_of
 from geungeo.text.normalize import squash
-from geungeo.text.references import passage_references
+from geungeo.text.references import passage_references, sibling_paragraphs
 from geungeo.text.structure import (
     ASKS_SANCTION,
     BULLET,
@@ -304,6 +304,11 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
+    # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
+    for s in list(chosen):
+        rule = _rule_of(s, scored, asked, sanctions)
+        if rule is not None and not _overlaps(rule, chosen):
+            chosen.insert(chosen.index(s), rule)
     # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
     states_asked = any(states(d, first.text, sanctions=sanctions, weakly=False) for d in asked)
     if asked and not DELEGATION.search(first.text) and not states_asked:
@@ -313,6 +318,26 @@ def extract(
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _rule_of(s: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:
+    """The 항 of its article stating every figure ``asked`` for that ``s`` builds on without stating them itself
+    ("④ 제1항에 따라 주민등록증을 발급받을 나이가 된 사람은 …": ①'s "17세 이상인 자"), or departs from ("④ 제1항에도
+    불구하고 미성년자인 상속인이 … 3개월 내에": ①'s "3월내에", the rule its special case is read against)."""
+    if not asked:
+        return None
+    stated = all(states(d, s.text, sanctions=sanctions, weakly=False) for d in asked)
+    for n in sibling_paragraphs(s.text, departing=stated):
+        rules = [
+            t
+            for t in scored
+            if t.item.label == s.item.label
+            and t.text.startswith(CIRCLED[n - 1])
+            and all(states(d, t.text, sanctions=sanctions, weakly=False) for d in asked)
+        ]
+        if rules:  # the 항 whole (with its list) rather than one of its items
+            return next((t for t in rules if not t.is_item), rules[0])
+    return None
 
 
 def _holds(s: Sentence, others: list[Sentence]) -> bool:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from geungeo.text.normalize import squash
-from geungeo.text.structure import REFERENCE, REFERENCE_ALIAS, article_label
+from geungeo.text.structure import CIRCLED, REFERENCE, REFERENCE_ALIAS, article_label
 from geungeo.types import Chunk
 
 VERSION = 1
@@ -177,3 +177,27 @@ def _passage_references(text: str, source: str, reader: _Reader) -> list[Referen
         refs.append(Reference(source, target, article_label(m["num"], m["branch"]), detail))
         previous = (m.end(), target)
     return refs
+
+
+# "제1항에 따라", "제1항에도 불구하고", "제2항 및 제3항", "전항의": a 항 of the citing article itself; "제24조제1항" and
+# "같은 조 제1항" name the 항 of an article (``조`` before it) and are read by :func:`passage_references`.
+_OWN_PARAGRAPH = re.compile(r"(조\s*)?제\s*(\d+)\s*항|전항")
+# "제1항에도 불구하고", "제1항 본문에도 불구하고": the 항 departs from the one it names (a special case of its rule).
+_DEPARTING = re.compile(r"\s*(본문|단서|전단|후단)?\s*(의\s*규정)?\s*에도\s*불구하고")
+
+
+def sibling_paragraphs(text: str, *, departing: bool = False) -> list[int]:
+    """The 항 of its own article that a 항 (``text``, opening with its circled number) builds on, in the order it
+    names them: "④ 제1항에 따라 … 나이가 된 사람" builds on ①, "② 전항의 방식에 의한 …" on ①. With ``departing``,
+    only those it departs from: "④ 제1항에도 불구하고 미성년자인 상속인이 …" departs from ①."""
+    own = CIRCLED.find(text[:1]) + 1 if text[:1] else 0
+    out: list[int] = []
+    if not own:  # not a 항: an article of one paragraph has no other 항 to build on
+        return out
+    for m in _OWN_PARAGRAPH.finditer(text):
+        n = own - 1 if m[0] == "전항" else 0 if m[1] else int(m[2])
+        if departing and not _DEPARTING.match(text, m.end()):
+            continue
+        if 0 < n <= len(CIRCLED) and n != own and n not in out:
+            out.append(n)
+    return out
