@@ -133,6 +133,8 @@ def test_a_figure_told_as_the_background_of_a_question_is_not_asked() -> None:
     assert asked_details("거절했는데 며칠 뒤 똑같은 부탁을 또 하네요. 이럴 땐 어떻게 해야 하나요?") == []
     asking = asked_details("연차는 며칠인가요. 그리고 수당은 얼마?")  # each sentence asks
     assert [d.name for d in asking] == ["금액 / amount", "일수 / days"]
+    assert [d.name for d in asked_details("연차는 며칠이에요. 수당도 나오나요?")] == ["일수 / days"]  # 며칠 + copula
+    assert [d.name for d in asked_details("반품은 며칠 안에 해야 돼요. 알려주세요.")] == ["일수 / days"]  # "tell me"
 
 
 def test_a_period_asked_in_years_is_not_stated_in_days() -> None:

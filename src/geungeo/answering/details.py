@@ -166,19 +166,22 @@ def asks_cases(question: str) -> bool:
 _TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|던데|ㄴ데)(?=[\s,]|$)|몇\s*\S{1,3}\s*짜리")
 
 
-# A sentence of the question followed by another: the question marks and endings that make it ask something.
+# A sentence of the question followed by another: the question marks and endings that make it ask something, a
+# figure word with the copula ("며칠이에요.", "얼마예요."), and a last sentence asking to be told what comes before it.
 _SENTENCE = re.compile(r"[^.!?？ㅠㅜ]+(?:[.!?？ㅠㅜ~]+|$)")
 _ASKING_END = re.compile(r"([?？]|(나요|까요|가요|니까|는지|을까|ㄹ까|냐|니|죠|지요|나|어때)\s*[.!~]*)\s*$")
+_ASKING_COPULA = re.compile(r"(몇\s*\S{0,3}|며칠|얼마)\s*(이에요|예요|이야|야|인지|일까|이죠|인가|입니까|이었|였)")
+_TELL_ME = re.compile(r"알려|가르쳐|말해|설명해")
 
 
 def _told_sentences(question: str) -> str:
     """``question`` without its sentences that tell rather than ask, before the one that asks: "며칠" in "수업을 며칠
     빠져야 해요ㅠ 출석으로 인정받을 수 있나요?" is "a few days", not what is asked."""
     sentences = [m.group(0) for m in _SENTENCE.finditer(question) if m.group(0).strip()]
-    if len(sentences) < 2:
+    if len(sentences) < 2 or _TELL_ME.search(sentences[-1]):
         return question
-    kept = [t for t in sentences[:-1] if _ASKING_END.search(t.strip())] + sentences[-1:]
-    return " ".join(kept)
+    kept = [t for t in sentences[:-1] if _ASKING_END.search(t.strip()) or _ASKING_COPULA.search(t)]
+    return " ".join([*kept, sentences[-1]])
 
 
 def asked_details(question: str) -> list[Detail]:
