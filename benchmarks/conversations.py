@@ -5,7 +5,8 @@ before it, and does its answer cite the provision it needs?
 
 ``benchmarks/data/conversations.jsonl``: pairs of turns written from the corpus (a question, then a follow-up with
 ``gold`` = the provisions the follow-up's answer needs). ``elliptical`` follow-ups leave out what the first turn said
-("3년 근무하면요?", "상가는요?"); the others are complete questions asked in the same conversation, a control that a
+("3년 근무하면요?", "상가는요?"; conv-21 to -26 name a new subject in place of the first turn's: "연차휴가는 1년에
+며칠?" then "그럼 육아휴직은요?"); the others are complete questions asked in the same conversation, a control that a
 new topic is not dragged towards the old one. Extractive mode (no LLM), answer cache off.
 """
 

@@ -994,6 +994,9 @@ def test_a_follow_up_is_answered_by_clauses_about_its_topic_or_stating_all_its_o
     assert labels("그럼 육아휴직은? 연차 휴가", "연차 휴가")[0] == "법 제19조"
     # a changed circumstance shared only by a clause about something else: not an answer
     assert "규정 제8조" not in labels("일주일에 10시간 일하면요? 주휴수당", "주휴수당")
+    # named as the new subject, it is what the answer states: the old subject's clause is no answer to it
+    swapped = extract("그럼 육아휴직은요? 연차 휴가", [annual, childcare], None, topic="연차 휴가", subject="육아휴직")
+    assert [s.item.label for s in swapped.sentences] == ["법 제19조"]
 
 
 def test_a_decree_clause_is_enforced_by_the_penalty_for_the_law_article_it_implements_only() -> None:

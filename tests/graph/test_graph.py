@@ -11,7 +11,7 @@ import pytest
 from geungeo.answering.models import REFUSAL
 from geungeo.engine import build_engine
 from geungeo.errors import QueryError
-from geungeo.graph.nodes.routing import is_follow_up
+from geungeo.graph.nodes.routing import is_follow_up, new_subject
 from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
 from geungeo.testing.fake_llm import Garbage, ScriptedChatModel
@@ -191,6 +191,22 @@ def test_follow_ups_are_told_from_complete_questions_without_an_llm(question: st
     assert is_follow_up(question) is follow_up
 
 
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("그럼 육아휴직은요?", "육아휴직"),  # a new subject in place of the earlier one
+        ("상가는요?", "상가"),
+        ("무면허 운전도요?", "무면허 운전"),
+        ("3년 근무하면요?", ""),  # a changed circumstance
+        ("위반하면 처벌은?", ""),  # what breaking it costs
+        ("그 조문 원문은요?", ""),  # pointing back
+        ("출산전후휴가는 며칠 주어야 하나요?", ""),
+    ],
+)
+def test_a_follow_up_naming_a_new_subject_is_told_from_other_follow_ups(question: str, subject: str) -> None:
+    assert new_subject(question) == subject
+
+
 def test_an_elliptical_follow_up_is_answered_from_the_provision_of_the_turn_before(runner: QueryRunner) -> None:
     runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-elliptical")
     answer = runner.run("1년이 안 되면요?", conversation_id="c-elliptical")
@@ -221,6 +237,13 @@ def test_a_follow_up_is_answered_only_by_clauses_about_what_the_conversation_ask
     assert runner.run("1년 걸리면요?", conversation_id="c-topic").refused
     runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-topic-2")
     assert "1개월 개근 시 1일" in runner.run("1년이 안 되면요?", conversation_id="c-topic-2").answer
+
+
+def test_a_follow_up_naming_a_new_subject_is_answered_about_it_not_the_old_one(runner: QueryRunner) -> None:
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-subject")
+    swapped = runner.run("그럼 출산휴가는요?", conversation_id="c-subject")
+    # before: 제2조 (연차) quoted first, its words carried from the first turn outranking the new subject's article
+    assert [c.label for c in swapped.citations] == ["휴가보장법 제3조"] and "90일의 출산전후휴가" in swapped.answer
 
 
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:

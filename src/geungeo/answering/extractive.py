@@ -200,6 +200,7 @@ def extract(
     detail_coverage: float = DETAIL_COVERAGE,
     similarity: Similarity | None = None,
     topic: str = "",
+    subject: str = "",
 ) -> Extract:
     """The clause of ``evidence`` that answers ``question``, up to ``max_supporting`` clauses of other provisions
     that bear on it, how well they support it, and the figures it asks for that no clause states.
@@ -219,7 +220,9 @@ def extract(
 
     A follow-up is answered only by clauses stating a word of its ``topic`` (the words carried from the turns
     before, part of ``question``) or all of its own words (a new subject: "그럼 육아휴직은?"): after "주휴수당은 누가
-    받나요?", "일주일에 10시간 일하면요?" is not answered by a clause that only shares "일주일"."""
+    받나요?", "일주일에 10시간 일하면요?" is not answered by a clause that only shares "일주일". One naming a new
+    ``subject`` in place of the earlier one ("연차휴가는 며칠?" then "그럼 육아휴직은요?") is answered only by clauses
+    stating it: the earlier subject's clauses state the carried words too, and answer the question before."""
     evidence = _of_named(question, evidence)
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
@@ -250,6 +253,7 @@ def extract(
     weight = len(own) + 0.5 * len(expanded) + GENERIC_WEIGHT * len(generic)
     about = own & set(query_terms(topic, compounds=False))
     turn = own - about  # the follow-up's own words: a new subject ("그럼 육아휴직은?") or a changed circumstance
+    subject_words = set(query_terms(subject, compounds=False))
     scored: list[Sentence] = []
     every: list[Sentence] = []  # the follow-up's off-topic clauses too: a penalty names its provision, not the topic
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
@@ -257,7 +261,8 @@ def extract(
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
         every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
-        if not about or about & (present | half) or turn <= present | half:
+        stated = present | half
+        if _states_words(subject_words, stated) if subject_words else not about or about & stated or turn <= stated:
             scored.append(every[-1])
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])
@@ -318,6 +323,12 @@ def extract(
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _states_words(words: set[str], present: set[str]) -> bool:
+    """Whether a clause with the Kiwi words ``present`` states each of ``words``, a compound counting for the word it
+    begins with or that begins it ("편입" in "편입학하는", "상가" for "상가건물")."""
+    return all(w in present or any(t.startswith(w) or w.startswith(t) for t in present if len(t) > 1) for w in words)
 
 
 def _rule_of(s: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:

@@ -153,11 +153,14 @@ def extract_evidence(
     settings: Settings,
     similarity: Similarity | None = None,
     topic: str = "",
+    subject: str = "",
 ) -> Extract:
     """The extractive answer and evidence score of ``items`` under the settings' thresholds (``similarity``: how
-    a provision's clause to quote is chosen by meaning, ``topic``: what a follow-up is about,
-    :func:`geungeo.answering.extractive.extract`)."""
-    return extract(question, items, lexicon, agreement=agreement(items, settings), similarity=similarity, topic=topic)
+    a provision's clause to quote is chosen by meaning, ``topic``: what a follow-up is about, ``subject``: what it
+    asks about in place of the earlier subject, :func:`geungeo.answering.extractive.extract`)."""
+    return extract(
+        question, items, lexicon, agreement=agreement(items, settings), similarity=similarity, topic=topic, subject=subject
+    )
 
 
 @dataclass
@@ -211,6 +214,7 @@ class Request:
     store_empty: bool = False  # the store holds no documents (a refusal says so)
     similarity: Similarity | None = None  # the embedder's closeness of a text to the question (extractive quotes)
     topic: str = ""  # a follow-up's words carried from the turns before: what its answer must be about
+    subject: str = ""  # what a follow-up asks about in place of the earlier subject: what its answer must state
 
     @classmethod
     def over(cls, source: Source, evidence: Sequence[EvidenceItem], **options: Any) -> Request:
@@ -281,7 +285,9 @@ def _extractive(
     request: Request,
 ) -> Generator[str, None, Composed]:
     """The extractive answer: the evidence's answering sentences quoted with citations, or 근거 부족."""
-    ex = request.extracted or extract_evidence(question, evidence, lexicon, settings, request.similarity, request.topic)
+    ex = request.extracted or extract_evidence(
+        question, evidence, lexicon, settings, request.similarity, request.topic, request.subject
+    )
     if not ex.answers(settings.min_evidence_score):
         reason: RefusalReason = "nothing" if not ex.covered else "unstated" if ex.missing else "weak"
         text = refusal_text(question, evidence, ex.missing, reason=reason, related=ex.related())

@@ -60,6 +60,7 @@ class GraphState(TypedDict, total=False):
     route: Annotated[Route | Literal[""], PerTurn("")]
     standalone: Annotated[str, PerTurn("")]
     topic: Annotated[str, PerTurn("")]  # a follow-up read without an LLM: the earlier turns' words it leaves out
+    subject: Annotated[str, PerTurn("")]  # what such a follow-up asks about instead ("그럼 육아휴직은요?"): its answer states it
     plan: Annotated[QueryPlan | None, PerTurn(None)]
     structural: Annotated[StructuralHit | None, PerTurn(None)]
     # retrieval loop

@@ -28,6 +28,7 @@ def generate(state: GraphState, ctx: GraphContext, tracker: Tracker, *, strict: 
         deadline=tracker.deadline,
         llm_failure="" if ctx.extractive or tracker.llm_usable() else tracker.llm_failure,
         topic=state.get("topic", ""),
+        subject=state.get("subject", ""),
     )
     composing = compose_answer(question, items, ctx.llm if not ctx.extractive else None, ctx.settings, ctx.lexicon, request)
     composed = _stream(composing)

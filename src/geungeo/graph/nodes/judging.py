@@ -19,7 +19,15 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     items = evidence_items(state)
     question = state.get("standalone") or state["question"]
     if ctx.extractive or not tracker.llm_usable():
-        ex = extract_evidence(question, items, ctx.lexicon, ctx.settings, ctx.engine.similarity, state.get("topic", ""))
+        ex = extract_evidence(
+            question,
+            items,
+            ctx.lexicon,
+            ctx.settings,
+            ctx.engine.similarity,
+            state.get("topic", ""),
+            state.get("subject", ""),
+        )
         enough = ex.answers(ctx.settings.min_evidence_score)
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"

@@ -57,6 +57,26 @@ SIMPLE_REPLY = (
 )
 
 
+# A follow-up naming what it now asks about in place of what the earlier question asked about, with nothing said of it:
+# "그럼 육아휴직은요?", "상가는요?", "군휴학도요?" (not a changed circumstance: "3년 근무하면요?", "위반하면 처벌은?").
+_NEW_SUBJECT = re.compile(
+    r"^\s*(?:(?:그럼|그러면|그리고|또|이번엔)\s+)?(?P<subject>[^?？.!]*?[^\s?？.!])(?:은|는|도)\s*요?\s*[?？]?\s*$"
+)
+_CONDITION = re.compile(r"(면|으면|이면|라면|다면)\s")
+_POINTING_BACK = re.compile(r"(그|이|해당|같은|저)\s")
+
+
+def new_subject(question: str) -> str:
+    """The noun phrase a follow-up asks about in place of the earlier question's subject ("그럼 육아휴직은요?":
+    "육아휴직"), or "" when it names none (a changed circumstance, a sanction, a request)."""
+    m = _NEW_SUBJECT.match(question)
+    if m is None or ASKS_SANCTION.search(question) or _SHOW.search(question):
+        return ""
+    subject = m["subject"]
+    # a changed circumstance ("3년 근무하면요?"), or what points back ("그 조문 원문은요?", "이 경우는요?")
+    return "" if _CONDITION.search(f"{subject} ") or _POINTING_BACK.match(subject) else subject
+
+
 class RouteDecision(BaseModel):
     route: Literal["simple", "history_required", "rag_required"]
     needs_retrieval: bool = True
@@ -155,7 +175,12 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
             carried = context_topic(previous)
-            return {"route": "history_required", "standalone": f"{question} {carried}".strip(), "topic": carried}
+            return {
+                "route": "history_required",
+                "standalone": f"{question} {carried}".strip(),
+                "topic": carried,
+                "subject": new_subject(question),
+            }
         return {"route": "rag_required", "standalone": question}
     convo = "\n".join(f"- {q}" for q in previous[-3:])
     decision, _ = ctx.ask_json(
