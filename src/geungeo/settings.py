@@ -45,6 +45,12 @@ class Settings(BaseSettings):
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense ranking in fusion.")
     sparse_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 ranking in fusion.")
+    document_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description="Weight in fusion of the document ranking: each candidate scored by how close its whole document "
+        "(the mean of its chunks' vectors) is to the query; 0 turns it off (benchmarks/reports/ranking.md).",
+    )
     reranker: Literal["ltr", "none"] = Field(
         "none",
         description="Reorder the best fused candidates of a hybrid search: 'none' (the fused order) or 'ltr' (a LightGBM "

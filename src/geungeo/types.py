@@ -124,6 +124,11 @@ def chunk_id(doc_id: str, ordinal: int) -> str:
     return f"{doc_id}-{ordinal:05d}"
 
 
+def doc_id_of(chunk: str) -> str:
+    """The document id of a chunk id (:func:`chunk_id` read backwards)."""
+    return chunk.rsplit("-", 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable passage with its header and location.

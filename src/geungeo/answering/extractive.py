@@ -262,7 +262,12 @@ def extract(
         hit += GENERIC_WEIGHT * len(generic & present)
         every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
         stated = present | half
-        if _states_words(subject_words, stated) if subject_words else not about or about & stated or turn <= stated:
+        on_topic = (
+            _states_words(subject_words, stated)  # a new subject: the clauses stating it
+            if subject_words
+            else not about or bool(about & stated) or turn <= stated
+        )
+        if on_topic:
             scored.append(every[-1])
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])

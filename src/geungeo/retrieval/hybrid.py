@@ -18,7 +18,7 @@ from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.text.normalize import nfc
-from geungeo.types import Hit
+from geungeo.types import Hit, doc_id_of
 
 Mode = Literal["hybrid", "dense", "sparse"]
 
@@ -66,6 +66,15 @@ class HybridRetriever:
         """The query vector (embedding is the slow part of a search; callers may reuse it)."""
         return self.embedder.embed([query], query=True)[0]
 
+    def _by_document(self, rankings: dict[str, list[tuple[str, float]]], vector: np.ndarray) -> list[tuple[str, float]]:
+        """The candidates of ``rankings`` ranked by their document's closeness to the query (the cosine of the mean
+        of the document's chunk vectors): a chunk of the statute the question is about rises over a look-alike
+        passage of an unrelated one ("중고거래" in 농업기계화 촉진법 for a question about 사기)."""
+        closeness = self.store.document_vectors().similarity(vector)
+        pool = dict.fromkeys(cid for ranking in rankings.values() for cid, _ in ranking)
+        scored = [(cid, closeness[doc]) for cid in pool if (doc := doc_id_of(cid)) in closeness]
+        return sorted(scored, key=lambda pair: pair[1], reverse=True)
+
     def search(
         self,
         query: str,
@@ -99,8 +108,16 @@ class HybridRetriever:
             rankings["dense"] = self.store.dense_search(vec, n, where)
             if scoped is not None:
                 rankings["dense in named"] = self.store.dense_search(vec, n, scoped)
+        if mode == "hybrid" and self.settings.document_weight > 0:
+            rankings["document"] = self._by_document(rankings, vec)
         sw, dw, nw = self.settings.sparse_weight, self.settings.dense_weight, _NAMED_SCOPE_WEIGHT
-        weights = {"sparse": sw, "dense": dw, "sparse in named": sw * nw, "dense in named": dw * nw}
+        weights = {
+            "sparse": sw,
+            "dense": dw,
+            "sparse in named": sw * nw,
+            "dense in named": dw * nw,
+            "document": self.settings.document_weight,
+        }
         names = list(rankings)
         weighted = [weights[name] for name in names]
         if self.settings.fusion == "rrf":

@@ -45,6 +45,46 @@ class UntilChanged(Generic[T]):
         return known[1]
 
 
+@dataclass(frozen=True)
+class DocumentVectors:
+    """What each document is about as a whole: the mean direction of its chunks' vectors (unit length), one row per
+    document, derived from the stored vectors (no question involved)."""
+
+    doc_ids: tuple[str, ...]
+    matrix: np.ndarray  # (documents, dim), unit rows
+
+    @classmethod
+    def of_sums(cls, sums: dict[str, np.ndarray]) -> DocumentVectors:
+        """From each document's sum of unit chunk vectors."""
+        if not sums:
+            return cls((), np.zeros((0, 0), dtype=np.float32))
+        matrix = np.stack([np.asarray(v, dtype=np.float32) for v in sums.values()])
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        return cls(tuple(sums), matrix)
+
+    def similarity(self, vector: np.ndarray) -> dict[str, float]:
+        """Each document's cosine to ``vector``."""
+        if not self.doc_ids:
+            return {}
+        query = np.asarray(vector, dtype=np.float32)
+        scores = self.matrix @ (query / max(float(np.linalg.norm(query)), 1e-12))
+        return dict(zip(self.doc_ids, (float(x) for x in scores), strict=True))
+
+
+def add_unit_rows(sums: dict[str, np.ndarray], doc_ids: Sequence[str], rows: np.ndarray) -> None:
+    """Add each of ``rows`` (a chunk's vector, made unit length; a zero row, no vector, adds nothing) to the sum of
+    its document ``doc_ids[i]``."""
+    rows = np.asarray(rows, dtype=np.float32)
+    if len(rows) != len(doc_ids):
+        raise ValueError(f"{len(rows)} rows for {len(doc_ids)} documents")
+    rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    docs, index = np.unique(np.asarray(doc_ids, dtype=str), return_inverse=True)
+    grouped = np.zeros((len(docs), rows.shape[1] if rows.ndim == 2 else 0), dtype=np.float32)
+    np.add.at(grouped, index, rows)
+    for doc, row in zip((str(d) for d in docs), grouped, strict=True):
+        sums[doc] = sums[doc] + row if doc in sums else row
+
+
 LinkRow = tuple[str, str, int, str, str, str, str]
 """A citation as both stores keep it: (citing chunk, citing document, order, cited title squashed, cited title,
 article, detail)."""
@@ -85,6 +125,11 @@ class ChunkStore(ABC):
         for d in sorted(self.documents(), key=lambda d: d.doc_id):
             digest.update(f"{d.doc_id}:{d.content_hash}:{d.ingested_at}\n".encode())
         return digest.hexdigest()
+
+    @abstractmethod
+    def document_vectors(self) -> DocumentVectors:
+        """Each complete document's mean chunk direction (:class:`DocumentVectors`), kept until the documents or
+        the indexes change."""
 
     @abstractmethod
     def pending(self) -> list[str]:

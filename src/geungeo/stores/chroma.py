@@ -26,13 +26,13 @@ from geungeo.embeddings import settings_for
 from geungeo.errors import StoreError
 from geungeo.filters import And, Eq, Filter, In, Range
 from geungeo.settings import Settings
-from geungeo.stores.base import ChunkStore, IndexSignature, UntilChanged, WriteGuard
+from geungeo.stores.base import ChunkStore, DocumentVectors, IndexSignature, UntilChanged, WriteGuard, add_unit_rows
 from geungeo.stores.bm25_index import Bm25Index
 from geungeo.stores.catalog import Catalog, DocumentRows
 from geungeo.stores.chroma_process import ChromaCollection
-from geungeo.stores.dense_index import DenseIndex
+from geungeo.stores.dense_index import READ_BATCH, DenseIndex
 from geungeo.text.references import Reference
-from geungeo.types import Chunk, DocumentRecord, MetaValue
+from geungeo.types import Chunk, DocumentRecord, MetaValue, doc_id_of
 
 log = logging.getLogger(__name__)
 _ADD_BATCH = 2000
@@ -93,6 +93,10 @@ class ChromaStore(ChunkStore):
         self._ingestions_lock = threading.Lock()
         self._vectors: int | None = None  # vectors in the collection; None after a write
         self._documents = UntilChanged(self.documents_version, lambda: self.catalog.documents("complete"))
+        # the documents' mean directions, over the chunks the derived indexes hold (rebuilt after the documents change)
+        self._document_vectors = UntilChanged(
+            lambda: f"{self.documents_version()} indexed {self._derived.sparse.generation}", self._read_document_vectors
+        )
 
     def _check_signature(self, signature: IndexSignature) -> None:
         stored = {k: self.catalog.get_meta(k) for k in ("embedder", "dim", "tokenizer")}
@@ -122,6 +126,25 @@ class ChromaStore(ChunkStore):
 
     def pending(self) -> list[str]:
         return [d.doc_id for d in self.catalog.documents("pending")]
+
+    def document_vectors(self) -> DocumentVectors:
+        self._searchable()  # the indexes a search would read, built first when there are none
+        return self._document_vectors()
+
+    def _read_document_vectors(self) -> DocumentVectors:
+        """From the exact dense index when there is one, else from Chroma, a batch of vectors at a time."""
+        derived = self._derived
+        sums: dict[str, np.ndarray] = {}
+        if derived.dense is not None:
+            for ids, rows in derived.dense.batches():
+                add_unit_rows(sums, [doc_id_of(i) for i in ids], rows)
+        else:
+            ids = derived.sparse.ids
+            for start in range(0, len(ids), READ_BATCH):
+                got = self._read_vectors(ids[start : start + READ_BATCH])
+                if got:
+                    add_unit_rows(sums, [doc_id_of(i) for i in got], np.stack(list(got.values())))
+        return DocumentVectors.of_sums(sums)
 
     def replace_document(
         self,

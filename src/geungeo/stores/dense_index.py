@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +112,11 @@ class DenseIndex:
         self._present = np.zeros(len(ids), dtype=bool)
         for start in range(0, len(ids), READ_BATCH):  # a batch at a time: no temporary of the matrix's size
             self._present[start : start + READ_BATCH] = np.any(matrix[start : start + READ_BATCH] != 0, axis=1)
+
+    def batches(self) -> Iterator[tuple[list[str], np.ndarray]]:
+        """(ids, rows) of the index, :data:`READ_BATCH` rows at a time (a chunk without a vector has a zero row)."""
+        for start in range(0, len(self.ids), READ_BATCH):
+            yield self.ids[start : start + READ_BATCH], np.asarray(self._matrix[start : start + READ_BATCH])
 
     def search(self, vector: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
         """(id, cosine) of the best k chunks among those ``mask`` allows; ties go to the earlier chunk."""

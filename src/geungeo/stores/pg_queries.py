@@ -24,6 +24,12 @@ DOCUMENTS_VERSION = (
     "FROM documents WHERE state = 'complete'"
 )
 
+# Each complete document's mean chunk vector (pgvector's avg over vectors).
+DOCUMENT_VECTORS = (
+    "SELECT c.doc_id, avg(c.embedding)::real[] FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
+    "WHERE d.state = 'complete' AND c.embedding IS NOT NULL GROUP BY c.doc_id ORDER BY c.doc_id"
+)
+
 COPY_CHUNKS = sql.SQL("COPY chunks ({}) FROM STDIN").format(
     sql.SQL(", ").join(
         sql.Identifier(c)

@@ -28,7 +28,15 @@ from geungeo.errors import StoreError
 from geungeo.filters import Filter
 from geungeo.settings import Settings
 from geungeo.stores import pg_queries
-from geungeo.stores.base import ChunkStore, IndexSignature, LinkRow, UntilChanged, WriteGuard, link_rows
+from geungeo.stores.base import (
+    ChunkStore,
+    DocumentVectors,
+    IndexSignature,
+    LinkRow,
+    UntilChanged,
+    WriteGuard,
+    link_rows,
+)
 from geungeo.stores.pg_filters import COLUMNS, column_value, to_sql
 from geungeo.stores.pg_schema import connect, connection_kwargs, drop_schema, mask_url, prepare
 from geungeo.text import references
@@ -82,6 +90,7 @@ class PostgresStore(ChunkStore):
         self.signature = signature
         self._iterative_scan = prepared.iterative_scan
         self._documents = UntilChanged(self.documents_version, self._read_documents)
+        self._document_vectors = UntilChanged(self.documents_version, self._read_document_vectors)
         search_path = sql.SQL("SET search_path TO {}, {}").format(
             sql.Identifier(self.schema), sql.Identifier(prepared.extension_schema)
         )
@@ -132,6 +141,14 @@ class PostgresStore(ChunkStore):
 
     def pending(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT doc_id FROM documents WHERE state = 'pending' ORDER BY doc_id")]
+
+    def document_vectors(self) -> DocumentVectors:
+        return self._document_vectors()
+
+    def _read_document_vectors(self) -> DocumentVectors:
+        """The mean of each document's chunk vectors, summed by the server (the stored vectors are unit length)."""
+        rows = self._rows(pg_queries.DOCUMENT_VECTORS)
+        return DocumentVectors.of_sums({str(doc): np.asarray(mean, dtype=np.float32) for doc, mean in rows})
 
     def replace_document(
         self,

@@ -280,6 +280,31 @@ class StoreContract:
         writer.close()
         reader.close()
 
+    def test_document_vectors_are_the_mean_direction_of_each_documents_chunks(self, make_store: MakeStore) -> None:
+        reader, writer = make_store(SIGNATURE), make_store(SIGNATURE)
+        self._fill(writer)
+        means = {
+            doc_id: make_doc(doc_id, n, seed=seed)[2].mean(axis=0)
+            for doc_id, n, seed in (("d1", 6, 1), ("d2", 5, 2), ("d3", 4, 3))
+        }
+        vectors = reader.document_vectors()
+        assert sorted(vectors.doc_ids) == ["d1", "d2", "d3"]
+        for doc_id, mean in means.items():
+            row = vectors.matrix[vectors.doc_ids.index(doc_id)]
+            assert np.isclose(float(np.linalg.norm(row)), 1.0, atol=1e-5)
+            assert float(row @ mean) / float(np.linalg.norm(mean)) > 0.9999
+        similarity = vectors.similarity(means["d2"])
+        assert max(similarity, key=similarity.__getitem__) == "d2"
+        # another instance's delete and write are seen (they change the documents' version)
+        writer.delete_document("d3")
+        record, chunks, vecs, terms = make_doc("d4", 3, title="직원인사규정", seed=9)
+        writer.replace_document(record, chunks, vecs, terms)
+        writer.flush()
+        reader.flush()
+        assert sorted(reader.document_vectors().doc_ids) == ["d1", "d2", "d4"]
+        writer.close()
+        reader.close()
+
     def test_other_precision_names_the_setting_that_made_the_store(self, make_store: MakeStore) -> None:
         """A store embedded at another e5-onnx precision (the default before) says which setting reads it."""
         make_store(IndexSignature(VECTOR_NAMES["q4"], DIM, SIGNATURE.tokenizer)).close()
