@@ -47,8 +47,8 @@ class UntilChanged(Generic[T]):
 
 @dataclass(frozen=True)
 class DocumentVectors:
-    """What each document is about as a whole: the mean direction of its chunks' vectors (unit length), one row per
-    document, derived from the stored vectors (no question involved)."""
+    """What each document is about as a whole: the mean direction of its body's chunk vectors (unit length; 부칙, the
+    amendment history, left out), one row per document, derived from the stored vectors (no question involved)."""
 
     doc_ids: tuple[str, ...]
     matrix: np.ndarray  # (documents, dim), unit rows

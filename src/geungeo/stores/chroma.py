@@ -132,14 +132,17 @@ class ChromaStore(ChunkStore):
         return self._document_vectors()
 
     def _read_document_vectors(self) -> DocumentVectors:
-        """From the exact dense index when there is one, else from Chroma, a batch of vectors at a time."""
+        """Over the body of each document (its 부칙 left out), from the exact dense index when there is one, else from
+        Chroma, a batch of vectors at a time."""
         derived = self._derived
+        addenda = {cid for cid, meta in zip(derived.sparse.ids, derived.sparse.metas, strict=True) if meta.get("addendum")}
         sums: dict[str, np.ndarray] = {}
         if derived.dense is not None:
             for ids, rows in derived.dense.batches():
-                add_unit_rows(sums, [doc_id_of(i) for i in ids], rows)
+                body = [i for i, cid in enumerate(ids) if cid not in addenda]
+                add_unit_rows(sums, [doc_id_of(ids[i]) for i in body], rows[body])
         else:
-            ids = derived.sparse.ids
+            ids = [cid for cid in derived.sparse.ids if cid not in addenda]
             for start in range(0, len(ids), READ_BATCH):
                 got = self._read_vectors(ids[start : start + READ_BATCH])
                 if got:

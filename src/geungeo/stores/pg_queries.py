@@ -24,10 +24,11 @@ DOCUMENTS_VERSION = (
     "FROM documents WHERE state = 'complete'"
 )
 
-# Each complete document's mean chunk vector (pgvector's avg over vectors).
+# Each complete document's mean chunk vector over its body (pgvector's avg over vectors; 부칙 chunks left out).
 DOCUMENT_VECTORS = (
     "SELECT c.doc_id, avg(c.embedding)::real[] FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
-    "WHERE d.state = 'complete' AND c.embedding IS NOT NULL GROUP BY c.doc_id ORDER BY c.doc_id"
+    "WHERE d.state = 'complete' AND c.embedding IS NOT NULL AND coalesce((c.meta->>'addendum')::boolean, false) = false "
+    "GROUP BY c.doc_id ORDER BY c.doc_id"
 )
 
 COPY_CHUNKS = sql.SQL("COPY chunks ({}) FROM STDIN").format(

@@ -7,6 +7,7 @@ time it is called within one test (so reopening can be tested).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -295,13 +296,18 @@ class StoreContract:
             assert float(row @ mean) / float(np.linalg.norm(mean)) > 0.9999
         similarity = vectors.similarity(means["d2"])
         assert max(similarity, key=similarity.__getitem__) == "d2"
-        # another instance's delete and write are seen (they change the documents' version)
+        # another instance's delete and write are seen (they change the documents' version); a document's 부칙 (its
+        # amendment history) is not what it is about: its last chunk, an addendum, is left out of its mean
         writer.delete_document("d3")
         record, chunks, vecs, terms = make_doc("d4", 3, title="직원인사규정", seed=9)
+        chunks[-1] = dataclasses.replace(chunks[-1], meta={**chunks[-1].meta, "addendum": True})
         writer.replace_document(record, chunks, vecs, terms)
         writer.flush()
         reader.flush()
-        assert sorted(reader.document_vectors().doc_ids) == ["d1", "d2", "d4"]
+        vectors = reader.document_vectors()
+        assert sorted(vectors.doc_ids) == ["d1", "d2", "d4"]
+        body = vecs[:2].mean(axis=0)
+        assert float(vectors.matrix[vectors.doc_ids.index("d4")] @ body) / float(np.linalg.norm(body)) > 0.9999
         writer.close()
         reader.close()
 
