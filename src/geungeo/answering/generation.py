@@ -139,10 +139,11 @@ def refusal_text(
 def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
     """How strongly retrieval backs the best passage, 0–1. Under z-score fusion its fused score already is that
     (near 1: far above the other candidates in both rankings); under RRF, its score relative to ranking first in
-    both lists."""
+    every list."""
     best = max((i.score for i in items if i.origin not in ("neighbour", "reference")), default=0.0)
-    if settings.fusion == "rrf":
-        best /= 2.0 / (settings.rrf_k + 1)
+    weights = settings.sparse_weight + settings.dense_weight + settings.document_weight
+    if settings.fusion == "rrf" and weights > 0:  # first in every ranking: the weights' sum over k + 1
+        best /= weights / (settings.rrf_k + 1)
     return min(1.0, best)
 
 
