@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+import pytest
+
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
 from geungeo.answering.details import asked_details, states
 from geungeo.answering.extractive import Extract, Sentence, extract
@@ -288,7 +290,9 @@ def test_agreement_reads_the_best_retrieved_score_of_either_fusion() -> None:
 
     neighbour = scored(5.0, "neighbour")  # added context, not a retrieval result
     assert agreement([scored(0.8), scored(0.6), neighbour], Settings(fusion="zscore")) == 0.8
-    assert agreement([scored(1 / 21), neighbour], Settings(fusion="rrf", rrf_k=20)) == 0.5  # first in one of two lists
+    # first in one of the rankings (sparse, dense and, at half weight, document): 1 of 2.5
+    assert agreement([scored(1 / 21), neighbour], Settings(fusion="rrf", rrf_k=20)) == pytest.approx(0.4)
+    assert agreement([scored(1 / 21)], Settings(fusion="rrf", rrf_k=20, document_weight=0)) == 0.5  # one of two
     assert agreement([scored(1.2)], Settings(fusion="zscore")) == 1.0
     assert agreement([], Settings()) == 0.0
 
