@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from geungeo.embeddings.base import normalize_rows
 from geungeo.filters import Filter
 from geungeo.text import references
 from geungeo.text.normalize import squash
@@ -58,16 +59,13 @@ class DocumentVectors:
         """From each document's sum of unit chunk vectors."""
         if not sums:
             return cls((), np.zeros((0, 0), dtype=np.float32))
-        matrix = np.stack([np.asarray(v, dtype=np.float32) for v in sums.values()])
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        return cls(tuple(sums), matrix)
+        return cls(tuple(sums), normalize_rows(np.stack([np.asarray(v, dtype=np.float32) for v in sums.values()])))
 
     def similarity(self, vector: np.ndarray) -> dict[str, float]:
         """Each document's cosine to ``vector``."""
         if not self.doc_ids:
             return {}
-        query = np.asarray(vector, dtype=np.float32)
-        scores = self.matrix @ (query / max(float(np.linalg.norm(query)), 1e-12))
+        scores = self.matrix @ normalize_rows(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
         return dict(zip(self.doc_ids, (float(x) for x in scores), strict=True))
 
 
@@ -77,7 +75,7 @@ def add_unit_rows(sums: dict[str, np.ndarray], doc_ids: Sequence[str], rows: np.
     rows = np.asarray(rows, dtype=np.float32)
     if len(rows) != len(doc_ids):
         raise ValueError(f"{len(rows)} rows for {len(doc_ids)} documents")
-    rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    rows = normalize_rows(rows) if len(rows) else rows
     docs, index = np.unique(np.asarray(doc_ids, dtype=str), return_inverse=True)
     grouped = np.zeros((len(docs), rows.shape[1] if rows.ndim == 2 else 0), dtype=np.float32)
     np.add.at(grouped, index, rows)
