@@ -22,11 +22,13 @@ _GREETING = re.compile(
     r"[\s!?.~ㅎㅋ^]*(하세요|하십니까|요)?[\s!?.~ㅎㅋ^]*$",
     re.IGNORECASE,
 )
+# A determiner pointing back to what was said: "그 조문", "이 경우", "해당 규정" (not 저: "저 회사원인데요" is the speaker).
+_POINTING_BACK = r"(그|이|해당|같은)\s+\S"
 _FOLLOW_UP = re.compile(
     r"^\s*(그럼|그러면|그건|그거|그것|그게|이건|이거|거기|그 (조항|규정|법|경우)|그때|그 다음|또|and|what about|then)\b|"
     r"^\s*(그건|그거|이건|이거|그게)\s*\S{0,12}\??\s*$|"
     # a determiner pointing back: "그 조문 원문", "이 경우에도", "해당 규정은"
-    r"^\s*(그|이|해당|같은)\s+\S|"  # not 저: "저 회사원인데요" is the speaker
+    rf"^\s*{_POINTING_BACK}|"
     # the last answer's source: "근거 조문 보여줘", "출처 알려줘"
     r"^\s*(근거|출처)\s*(조문|조항|규정|법령|원문)?\s*(을|를|은|는|이|가|좀)?\s*(좀\s*)?(보여|알려|뭐)|"
     # no predicate of its own, only what changes: "3년 근무하면요?", "상가는요?", "편입생의 경우는요?"
@@ -63,7 +65,6 @@ _NEW_SUBJECT = re.compile(
     r"^\s*(?:(?:그럼|그러면|그리고|또|이번엔)\s+)?(?P<subject>[^?？.!]*?[^\s?？.!])(?:은|는|도)\s*요?\s*[?？]?\s*$"
 )
 _CONDITION = re.compile(r"(면|으면|이면|라면|다면)\s")
-_POINTING_BACK = re.compile(r"(그|이|해당|같은|저)\s")
 
 
 def new_subject(question: str) -> str:
@@ -74,7 +75,7 @@ def new_subject(question: str) -> str:
         return ""
     subject = m["subject"]
     # a changed circumstance ("3년 근무하면요?"), or what points back ("그 조문 원문은요?", "이 경우는요?")
-    return "" if _CONDITION.search(f"{subject} ") or _POINTING_BACK.match(subject) else subject
+    return "" if _CONDITION.search(f"{subject} ") or re.match(_POINTING_BACK, subject) else subject
 
 
 class RouteDecision(BaseModel):
