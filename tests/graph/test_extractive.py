@@ -205,6 +205,30 @@ def test_a_clause_building_on_another_paragraph_is_answered_by_that_paragraph() 
     assert quoted.index("① 시장") < quoted.index("④ 제1항에 따라")
 
 
+LICENCE = (
+    "제82조(운전면허의 결격사유) ① 다음 각 호의 어느 하나에 해당하는 사람은 운전면허를 받을 수 없다.\n"
+    "1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람\n"
+    "2. 교통상의 위험과 장해를 일으킬 수 있는 정신질환자\n"
+    "6. 제1종 대형면허 또는 제1종 특수면허를 받으려는 경우로서 19세 미만이거나 자동차의 운전경험이 1년 미만인 사람"
+)
+
+
+def test_a_list_item_giving_the_asked_figure_is_read_with_the_first_item_giving_it() -> None:
+    # 6호 states the question's words ("면허", "자동차") and is the closest in meaning, but is the special case of a
+    # list that states the general one first: 1호, with an age too, is quoted before it
+    def closest_special_case(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "대형면허" in t else 0.8 for t in texts]
+
+    question = "오토바이 면허는 몇 살부터 딸 수 있나요? 일반 자동차 면허랑 나이 기준이 다른가요?"
+    ex = extract(question, [_item(1, "도로교통법 제82조", LICENCE)], None, similarity=closest_special_case)
+    quoted = ex.render()
+    assert "1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람" in quoted and not ex.missing
+    assert quoted.index("1. 18세") < quoted.index("6. 제1종")
+    assert "2. 교통상의" not in quoted  # an item stating no age stays out
+    # a list item stating no figure asked for is quoted alone
+    assert "1. 18세" not in extract("대형면허 운전경험 기준", [_item(1, "도로교통법 제82조", LICENCE)], None).render()
+
+
 def test_a_special_case_is_quoted_with_the_rule_it_departs_from() -> None:
     # ④ (the minor's special case) shares most words with the question; ①, the rule it departs from, answers it
     question = "상속채무가 상속재산을 초과하면 상속 포기는 언제까지 해야 하나요?"

@@ -216,7 +216,9 @@ def extract(
 
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
-    best-covering one; when another of its clauses states more of the question's words, that one is quoted too.
+    best-covering one; when another of its clauses states more of the question's words, that one is quoted too. A
+    quoted item of a list stating an asked figure brings the first item of its list that states one (a list states the
+    general case before the special ones).
 
     A follow-up is answered only by clauses stating a word of its ``topic`` (the words carried from the turns
     before, part of ``question``) or all of its own words (a new subject: "그럼 육아휴직은?"): after "주휴수당은 누가
@@ -314,6 +316,11 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
+    # a list item giving the asked figure is read with the list's first item that gives it (the general case)
+    for s in list(chosen):
+        general = _general_item(s, scored, asked, sanctions)
+        if general is not None and not _overlaps(general, chosen):
+            chosen.insert(chosen.index(s), general)
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
     for s in list(chosen):
         rule = _rule_of(s, scored, asked, sanctions)
@@ -379,6 +386,29 @@ def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
     lead = first.lead
     whole = [s for s in scored if s.item is first.item and s.words == lead and s.text.startswith(f"{lead}\n")]
     return max(whole, key=lambda s: len(s.text), default=first)
+
+
+def _general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:
+    """When a quoted clause is an item of a list stating a figure ``asked`` for, the first item of that list stating
+    such a figure too, if it comes before it: a list states the general case first and the special ones after
+    it ("1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람" before "6. 제1종 대형면허 … 19세 미만")."""
+    kinds = [d for d in asked if states(d, quoted.words, sanctions=sanctions, weakly=False)]
+    if not quoted.is_item or not kinds:
+        return None
+
+    def place(s: Sentence) -> int:
+        return _found_at(s.item.text, s.words.split("\n", 1)[0][:40])
+
+    items = [
+        s
+        for s in scored
+        if s.item is quoted.item
+        and s.is_item
+        and s.lead == quoted.lead
+        and any(states(d, s.words, sanctions=sanctions, weakly=False) for d in kinds)
+    ]
+    earliest = min(items, key=place, default=None)
+    return earliest if earliest is not None and place(earliest) < place(quoted) else None
 
 
 def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
