@@ -73,11 +73,22 @@ def sentence_count(text: str) -> int:
     return n
 
 
+def states_span(text: str, span: str) -> bool:
+    """Whether ``text`` states the gold ``span``, whitespace ignored. A span of several lines is a table's cells as the
+    gold files cut them ("1～3학점\n 당해 학기 등록금의 6분의 1"); it is also stated by one line of ``text`` stating
+    each of them, as a row is quoted ("신청학점수: 1～3학점, 등록금: 당해 학기 등록금의 6분의 1") or stored
+    ("| 1～3학점 | 당해 학기 등록금의 6분의 1 |")."""
+    if squash(span) in squash(text):
+        return True
+    cells = [squash(cell) for cell in span.split("\n") if cell.strip()]
+    return len(cells) > 1 and any(all(cell in squash(line) for cell in cells) for line in text.split("\n"))
+
+
 def gold_place(a: Answer, spans: Sequence[str]) -> str:
-    """Where the gold clause (``spans``, squashed) is, for an answer whose text lacks it (see GOLD_PLACES)."""
+    """Where the gold clause (``spans``) is, for an answer whose text lacks it (see GOLD_PLACES)."""
     if a.refused:
         return "refused"
-    holding = [item.label for item in a.evidence if any(s in squash(item.text) for s in spans)]
+    holding = [item.label for item in a.evidence if any(states_span(item.text, s) for s in spans)]
     if not holding:
         return "not in evidence"
     return "first provision" if a.citations and a.citations[0].label in holding else "other passage"
@@ -85,11 +96,10 @@ def gold_place(a: Answer, spans: Sequence[str]) -> str:
 
 def record(q: Question, a: Answer, store: ChunkStore) -> Record:
     cited = store.get([c.chunk_id for c in a.citations])
-    text = squash(a.answer)
-    spans = [squash(e) for e in q.evidence if e]
+    spans = [e for e in q.evidence if e]
     labels = [c.label for c in a.citations]
     images = [img.path for img in a.structured.page_images]
-    contains = not a.refused and any(s in text for s in spans)
+    contains = not a.refused and any(states_span(a.answer, s) for s in spans)
     return Record(
         id=q.id,
         file=q.file,
