@@ -15,6 +15,8 @@ Chroma's client bumps its ``acquire_write`` counter in ``chroma.sqlite3`` when t
 - the same by number of gold provisions (1 / 2 / 3);
 - the share of single gold provisions (per provision, not per question) found in the top 5;
 - each question's ranks;
+- the answers (extractive, no LLM, the engine's answer graph): how many questions have every gold provision in the
+  answer's evidence and among its citations, and how many single provisions are;
 
 and writes ``benchmarks/reports/scenarios.md`` (and prints it).
 
@@ -37,6 +39,7 @@ import numpy as np
 from geungeo.embeddings import get_embedder
 from geungeo.engine import Engine, build_engine
 from geungeo.evaluation import KS, Question, Scores, first_correct_rank, load_questions, target_matches
+from geungeo.graph.runner import QueryRunner
 from geungeo.settings import Settings
 from geungeo.text.kiwi import bm25_terms, bm25_terms_many
 from geungeo.types import Chunk
@@ -132,6 +135,43 @@ def measure(engine: Engine, questions: Sequence[Question], baseline: PlainKiwiBM
     return lists
 
 
+Covered = dict[str, tuple[list[bool], list[bool]]]
+"""Per question: for each gold provision, whether the answer's evidence holds it, and whether the answer cites it."""
+
+
+def answer_coverage(engine: Engine, questions: Sequence[Question]) -> Covered:
+    """Which gold provisions each extractive answer has in its evidence and among its citations."""
+    runner = QueryRunner(engine, llm=None)
+    out: Covered = {}
+    for q in questions:
+        answer = runner.run(q.question, cache_enabled=False)
+        evidence = engine.store.get([e.chunk_id for e in answer.evidence])
+        cited = engine.store.get([c.chunk_id for c in answer.citations])
+        out[q.id] = (
+            [any(target_matches(t, None, c) for c in evidence) for t in q.gold],
+            [any(target_matches(t, None, c) for c in cited) for t in q.gold],
+        )
+    return out
+
+
+def answer_table(questions: Sequence[Question], covered: Covered) -> list[str]:
+    """Questions with all their provisions in the evidence / cited, and single provisions, by number of provisions."""
+    groups = sorted({gold_group(q) for q in questions})
+    lines = [
+        "| gold | questions | all provisions in the evidence | all cited | provisions | in the evidence | cited |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for group in [*groups, "all"]:
+        part = [q for q in questions if group in ("all", gold_group(q))]
+        held = [covered[q.id] for q in part]
+        n = sum(len(e) for e, _ in held)
+        lines.append(
+            f"| {group} | {len(part)} | {sum(all(e) for e, _ in held)} | {sum(all(c) for _, c in held)} | {n} | "
+            f"{sum(sum(e) for e, _ in held)} | {sum(sum(c) for _, c in held)} |"
+        )
+    return lines
+
+
 def scores_of(questions: Sequence[Question], lists: dict[str, list[Chunk]]) -> dict[str, dict[str, Scores]]:
     groups: dict[str, dict[str, Scores]] = {"all": defaultdict(Scores), "by_gold": defaultdict(Scores)}
     for q in questions:
@@ -173,6 +213,7 @@ def render(
     started: str,
     digest: str,
     store: Path,
+    covered: Covered,
 ) -> str:
     s = engine.settings
     run = R.Run("scenarios")
@@ -226,6 +267,13 @@ def render(
         + ", ".join(f"{short(m)} {statute_in_top(questions, lists[m])}" for m in lists)
         + f" of {len(questions)}.",
         "",
+        "## Answers",
+        "",
+        "The extractive answer (no LLM) of the engine's answer graph for each question: its evidence (the passages found "
+        "and those expansion adds: neighbouring articles, references) and its citations, by number of gold provisions.",
+        "",
+        *answer_table(questions, covered),
+        "",
         "## Each question",
         "",
         f"Per method: rank at which all gold provisions are in (– beyond {K}), and how many of them are in the top {TOP}.",
@@ -269,7 +317,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         baseline = PlainKiwiBM25(units)
         print("searching …", file=sys.stderr)
         lists = measure(engine, questions, baseline)
-        report = render(questions, lists, engine, len(units), missing, started, digest, args.store)
+        print("answering …", file=sys.stderr)
+        covered = answer_coverage(engine, questions)
+        report = render(questions, lists, engine, len(units), missing, started, digest, args.store, covered)
     finally:
         engine.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
