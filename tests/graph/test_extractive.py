@@ -10,7 +10,7 @@ import pytest
 
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
 from geungeo.answering.details import asked_details, states
-from geungeo.answering.extractive import Extract, Sentence, extract
+from geungeo.answering.extractive import Extract, Sentence, Similarity, extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
@@ -192,14 +192,19 @@ INHERITANCE = (
 )
 
 
+def closest_when(word: str) -> Similarity:
+    """A similarity (as the embedder gives it) putting the clauses with ``word`` closest to any question."""
+
+    def similarity(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if word in t else 0.8 for t in texts]
+
+    return similarity
+
+
 def test_a_clause_building_on_another_paragraph_is_answered_by_that_paragraph() -> None:
     # ④ states most of the question's words ("나이") but leaves the age to ①, which states it; ⑤ states an age too
     # and is the closest in meaning (as the embedder found it), but of a special case
-
-    def closest_special_case(question: str, texts: Sequence[str]) -> list[float]:
-        return [0.9 if "재외국민" in t else 0.8 for t in texts]
-
-    ex = extract("주민등록증 발급 대상 나이", [_item(1, "주민등록법 제24조", ID_CARD)], None, similarity=closest_special_case)
+    ex = extract("주민등록증 발급 대상 나이", [_item(1, "주민등록법 제24조", ID_CARD)], None, similarity=closest_when("재외국민"))
     quoted = ex.render()
     assert "17세 이상인 자에 대하여 주민등록증을 발급한다" in quoted and not ex.missing
     assert quoted.index("① 시장") < quoted.index("④ 제1항에 따라")
@@ -216,11 +221,8 @@ LICENCE = (
 def test_a_list_item_giving_the_asked_figure_is_read_with_the_first_item_giving_it() -> None:
     # 6호 states the question's words ("면허", "자동차") and is the closest in meaning, but is the special case of a
     # list that states the general one first: 1호, with an age too, is quoted before it
-    def closest_special_case(question: str, texts: Sequence[str]) -> list[float]:
-        return [0.9 if "대형면허" in t else 0.8 for t in texts]
-
     question = "오토바이 면허는 몇 살부터 딸 수 있나요? 일반 자동차 면허랑 나이 기준이 다른가요?"
-    ex = extract(question, [_item(1, "도로교통법 제82조", LICENCE)], None, similarity=closest_special_case)
+    ex = extract(question, [_item(1, "도로교통법 제82조", LICENCE)], None, similarity=closest_when("대형면허"))
     quoted = ex.render()
     assert "1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람" in quoted and not ex.missing
     assert quoted.index("1. 18세") < quoted.index("6. 제1종")
