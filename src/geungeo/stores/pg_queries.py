@@ -20,8 +20,8 @@ CHUNK_COLS = "id, doc_id, ordinal, header, text, meta, prev_id, next_id"
 DOC_COLS = "doc_id, source, title, kind, code, content_hash, chunk_count, origin, extract(epoch FROM ingested_at)"
 # One row, one value that changes with every write or delete of a complete document (see documents_version): how many
 # there are and the sum of their rows' writing transactions (xmin; every insert or update of a row gives it a new one,
-# so a rewrite changes the sum and a delete the count). Summing needs no sort: 0.5 ms at 1,720 documents against
-# 1.6 ms for an md5 of their sorted ids, hashes and times (benchmarks/documents_version.py), read on every search.
+# so a rewrite changes the sum and a delete the count). Summing needs no sort: 0.4 ms at 1,720 documents against
+# 1.4 ms for an md5 of their sorted ids, hashes and times (benchmarks/reports/documents_version.md); a search reads it.
 DOCUMENTS_VERSION = "SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM documents WHERE state = 'complete'"
 
 # Each complete document's mean chunk vector over its body (pgvector's avg over vectors; 부칙 chunks left out).
