@@ -389,9 +389,9 @@ def _whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
 
 
 def _general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:
-    """When a quoted clause is an item of a list stating a figure ``asked`` for, the first item of that list stating
-    such a figure too, if it comes before it: a list states the general case first and the special ones after
-    it ("1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람" before "6. 제1종 대형면허 … 19세 미만")."""
+    """When a quoted clause is a later item of a list and states a figure ``asked`` for, the list's first item if it
+    states such a figure too: a list states the general case first and the special ones after it ("1. 18세
+    미만(원동기장치자전거의 경우에는 16세 미만)인 사람" before "6. 제1종 대형면허 … 19세 미만")."""
     kinds = [d for d in asked if states(d, quoted.words, sanctions=sanctions, weakly=False)]
     if not quoted.is_item or not kinds:
         return None
@@ -399,16 +399,9 @@ def _general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Deta
     def place(s: Sentence) -> int:
         return _found_at(s.item.text, s.words.split("\n", 1)[0][:40])
 
-    items = [
-        s
-        for s in scored
-        if s.item is quoted.item
-        and s.is_item
-        and s.lead == quoted.lead
-        and any(states(d, s.words, sanctions=sanctions, weakly=False) for d in kinds)
-    ]
-    earliest = min(items, key=place, default=None)
-    return earliest if earliest is not None and place(earliest) < place(quoted) else None
+    first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
+    stated = any(states(d, first.words, sanctions=sanctions, weakly=False) for d in kinds)
+    return first if stated and place(first) < place(quoted) else None
 
 
 def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
