@@ -317,15 +317,9 @@ def extract(
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
     # a list item giving the asked figure is read with the list's first item that gives it (the general case)
-    for s in list(chosen):
-        general = _general_item(s, scored, asked, sanctions)
-        if general is not None and not _overlaps(general, chosen):
-            chosen.insert(chosen.index(s), general)
+    chosen = _each_after(chosen, lambda s: _general_item(s, scored, asked, sanctions))
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
-    for s in list(chosen):
-        rule = _rule_of(s, scored, asked, sanctions)
-        if rule is not None and not _overlaps(rule, chosen):
-            chosen.insert(chosen.index(s), rule)
+    chosen = _each_after(chosen, lambda s: _rule_of(s, scored, asked, sanctions))
     # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
     states_asked = any(states(d, first.text, sanctions=sanctions, weakly=False) for d in asked)
     if asked and not DELEGATION.search(first.text) and not states_asked:
@@ -335,6 +329,17 @@ def extract(
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing)
+
+
+def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence | None]) -> list[Sentence]:
+    """``chosen`` with, before each of its clauses, the clause ``read_with`` says it is read with, unless that one
+    repeats a clause already quoted."""
+    out = list(chosen)
+    for s in chosen:
+        before = read_with(s)
+        if before is not None and not _overlaps(before, out):
+            out.insert(out.index(s), before)
+    return out
 
 
 def _states_words(words: set[str], present: set[str]) -> bool:

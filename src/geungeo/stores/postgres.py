@@ -146,7 +146,8 @@ class PostgresStore(ChunkStore):
         return self._document_vectors()
 
     def _read_document_vectors(self) -> DocumentVectors:
-        """The mean of each document's chunk vectors, summed by the server (the stored vectors are unit length)."""
+        """The mean of each document's chunk vectors, averaged by the server (the stored vectors are unit length, so
+        the mean has the direction of their sum)."""
         rows = self._rows(pg_queries.DOCUMENT_VECTORS)
         return DocumentVectors.of_sums({str(doc): np.asarray(mean, dtype=np.float32) for doc, mean in rows})
 
