@@ -73,22 +73,37 @@ def sentence_count(text: str) -> int:
     return n
 
 
-def states_span(text: str, span: str) -> bool:
-    """Whether ``text`` states the gold ``span``, whitespace ignored. A span of several lines is a table's cells as the
-    gold files cut them ("1～3학점\n 당해 학기 등록금의 6분의 1"); it is also stated by one line of ``text`` stating
-    each of them, as a row is quoted ("신청학점수: 1～3학점, 등록금: 당해 학기 등록금의 6분의 1") or stored
-    ("| 1～3학점 | 당해 학기 등록금의 6분의 1 |")."""
+def states_span(text: str, span: str, tables: Sequence[str] = ()) -> bool:
+    """Whether ``text`` states the gold ``span``, whitespace ignored. A span may be a table row's cells as the gold
+    files cut them: one a line ("1～3학점\n 당해 학기 등록금의 6분의 1"), or joined by spaces ("4단계: 거장(숙련된 인간의
+    99% 이상) 딥블루, 알파고 미달성" for the row "| 4단계: 거장(…) | 딥블루, 알파고 | 미달성 |" of one of the
+    ``tables`` texts); it is then also stated by one line of ``text`` stating each cell, as a row is quoted
+    ("신청학점수: 1～3학점, 등록금: 당해 학기 등록금의 6분의 1") or stored ("| 1～3학점 | 당해 학기 등록금의 6분의 1 |")."""
     if squash(span) in squash(text):
         return True
     cells = [squash(cell) for cell in span.split("\n") if cell.strip()]
+    if len(cells) < 2:
+        cells = _row_cells(span, tables)
     return len(cells) > 1 and any(all(cell in squash(line) for cell in cells) for line in text.split("\n"))
+
+
+def _row_cells(span: str, tables: Sequence[str]) -> list[str]:
+    """The cells of a Markdown table row among ``tables`` whose cells, joined, are ``span`` (whitespace ignored)."""
+    wanted = squash(span)
+    for text in tables:
+        for line in (line.strip() for line in text.split("\n")):
+            cells = [squash(cell) for cell in line[1:-1].split("|")] if line.startswith("|") and line.endswith("|") else []
+            if cells and "".join(cells) == wanted:
+                return [cell for cell in cells if cell]
+    return []
 
 
 def gold_place(a: Answer, spans: Sequence[str]) -> str:
     """Where the gold clause (``spans``) is, for an answer whose text lacks it (see GOLD_PLACES)."""
     if a.refused:
         return "refused"
-    holding = [item.label for item in a.evidence if any(states_span(item.text, s) for s in spans)]
+    texts = [item.text for item in a.evidence]
+    holding = [item.label for item in a.evidence if any(states_span(item.text, s, texts) for s in spans)]
     if not holding:
         return "not in evidence"
     return "first provision" if a.citations and a.citations[0].label in holding else "other passage"
@@ -99,7 +114,7 @@ def record(q: Question, a: Answer, store: ChunkStore) -> Record:
     spans = [e for e in q.evidence if e]
     labels = [c.label for c in a.citations]
     images = [img.path for img in a.structured.page_images]
-    contains = not a.refused and any(states_span(a.answer, s) for s in spans)
+    contains = not a.refused and any(states_span(a.answer, s, [item.text for item in a.evidence]) for s in spans)
     return Record(
         id=q.id,
         file=q.file,

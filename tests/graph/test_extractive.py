@@ -69,6 +69,28 @@ def test_a_table_question_quotes_the_right_row() -> None:
     assert ex.sentences[0].text == "과정: 박사, 학위: 철학박사"
 
 
+AGI_PAGE = (
+    "■ 구글 딥마인드 연구진이 성능과 범용성을 기준으로 범용 AI(AGI)의 수준을 0~5단계로 구분한 프레임워크를 공개\n"
+    "<구글 딥마인드의 범용 AI 분류 프레임워크>\n"
+    "| 성능 | 특수 AI 예시 | 범용 AI 예시 |\n|---|---|---|\n"
+    "| 1단계: 신진(숙련되지 않은 인간) | GOFAI | 챗GPT, 바드 |\n"
+    "| 4단계: 거장(숙련된 인간의 99% 이상) | 딥블루, 알파고 | 미달성 |\n"
+    "| 5단계: 초인간(인간을 100% 능가) | 알파폴드, 알파제로 | 미달성 |"
+)
+
+
+def test_a_table_is_read_by_the_row_the_question_names() -> None:
+    # the page's prose states more of the question's words and answers first; the row naming 알파고 is quoted too
+    question = "구글 딥마인드가 만든 AGI 등급표에서 알파고는 몇 단계에 들어가 있고, 그 단계는 어떤 수준을 뜻해?"
+    quoted = extract(question, [_item(1, "AI 브리프 p.19", AGI_PAGE)], None).render()
+    row = "\n  성능: 4단계: 거장(숙련된 인간의 99% 이상), 특수 AI 예시: 딥블루, 알파고"  # a line of its own
+    assert quoted.index("■ 구글 딥마인드") < quoted.index(row)
+    assert "1단계" not in quoted and "5단계: 초인간" not in quoted
+    # a word every row states, or one naming the document, singles out no row
+    for unnamed in ("AGI 분류 프레임워크의 성능 단계는?", "AI 브리프 분류 프레임워크에서 특수 AI 예시는?"):
+        assert "성능: 4단계" not in extract(unnamed, [_item(1, "AI 브리프 p.19", AGI_PAGE)], None).render()
+
+
 def test_english_question_scores_on_its_korean_glossary_terms() -> None:
     lexicon = load_lexicon()
     ex = extract("How many days of annual paid leave does a worker get?", EVIDENCE, lexicon)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from geungeo.text.structure import (
     AMENDMENT,
@@ -148,11 +148,13 @@ def _is_body_of(item: str, line: str) -> bool:
 @dataclass(frozen=True)
 class Clause:
     """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
-    words count half (the heading above it, the lead sentence of a 호)."""
+    words count half (the heading above it, the lead sentence of a 호); a table row has the number of its ``table``
+    in the passage."""
 
     text: str
     words: str
     context: str = ""
+    table: int | None = None
 
 
 def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
@@ -171,7 +173,7 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
             section.append(line)
             continue
         for c in _section_clauses(section):
-            out.append(Clause(c.text, c.words, "\n".join(x for x in (heading, c.context) if x)) if heading else c)
+            out.append(replace(c, context="\n".join(x for x in (heading, c.context) if x)) if heading else c)
         heading, section = (line.strip() if line is not None else heading), []
     return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
 
@@ -186,7 +188,7 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
     out: list[Clause] = []
     for g, (is_table, rows) in enumerate(groups):
         if is_table:
-            out.extend(Clause(row, row) for row in tables[g])
+            out.extend(Clause(row, row, table=g) for row in tables[g])
             continue
         for block in _blocks(rows):
             sentences = _sentences(block.head)

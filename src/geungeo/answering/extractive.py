@@ -47,6 +47,7 @@ class Sentence:
     coverage: float
     covers: frozenset[str] = field(default=frozenset(), compare=False)  # the question's words it states itself
     words: str = field(default="", compare=False)  # what it is scored on: a list item's own line(s), else its text
+    table: int | None = field(default=None, compare=False)  # a table row: the number of its table in the passage
 
     @property
     def lead(self) -> str:
@@ -87,13 +88,17 @@ class Extract:
         return {
             "score": self.score,
             "missing": self.missing,
-            "sentences": [[s.item.n, s.text, s.coverage] for s in self.sentences],
+            "sentences": [[s.item.n, s.text, s.coverage, s.table] for s in self.sentences],
         }
 
     @classmethod
     def from_state(cls, data: dict[str, Any], evidence: Sequence[EvidenceItem]) -> Extract:
         by_n = {item.n: item for item in evidence}
-        sentences = [Sentence(by_n[n], text, coverage) for n, text, coverage in data["sentences"] if n in by_n]
+        sentences = [
+            Sentence(by_n[n], text, coverage, table=table[0] if table else None)
+            for n, text, coverage, *table in data["sentences"]
+            if n in by_n
+        ]
         return cls(sentences, data["score"], list(data["missing"]))
 
     def render(self, lead: str = "") -> str:
@@ -107,7 +112,10 @@ class Extract:
             by_label.setdefault(s.item.label, []).append(s)
         for label, quoted in by_label.items():
             texts = _one_lead_each([s.text for s in sorted(quoted, key=_place)], quoted[0].item.text)
-            body = texts[0] + "".join(("\n" if _own_line(t, before) else " ") + t for before, t in itertools.pairwise(texts))
+            rows = {s.text for s in quoted if s.table is not None}
+            body = texts[0] + "".join(
+                ("\n" if _own_line(t, before) or t in rows else " ") + t for before, t in itertools.pairwise(texts)
+            )
             indented = _OWN_DASH.sub("", body, count=1).replace("\n", "\n  ")  # one dash per bullet, not "- - …"
             parts.append(f"- {indented} [{label}]")
         return "\n".join(parts)
@@ -118,7 +126,8 @@ _OWN_DASH = re.compile(r"^-\s+")
 
 def _own_line(text: str, before: str) -> bool:
     """Whether a quoted clause starts a line of its own in its provision's bullet: a point with its own bullet, a 항
-    ("② …"), or any clause after a list (it would read as part of the list's last item)."""
+    ("② …"), or any clause after a list (it would read as part of the list's last item). (A table row is a line of
+    its own too.)"""
     return bool(BULLET.match(text)) or text[:1] in CIRCLED or "\n" in before
 
 
@@ -262,7 +271,7 @@ def extract(
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
-        every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words))
+        every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words, clause.table))
         stated = present | half
         on_topic = (
             _states_words(subject_words, stated)  # a new subject: the clauses stating it
@@ -316,6 +325,8 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
+    # a table is read by the row the question names ("알파고" in the row "4단계: 거장 … | 딥블루, 알파고")
+    chosen[1:1] = _looked_up(chosen, every, scored, headers, max_supporting)
     # a list item giving the asked figure is read with the list's first item that gives it (the general case)
     chosen = _each_after(chosen, lambda s: _general_item(s, scored, asked, sanctions))
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
@@ -340,6 +351,33 @@ def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence
         if before is not None and not _overlaps(before, out):
             out.insert(out.index(s), before)
     return out
+
+
+def _looked_up(
+    chosen: list[Sentence], every: list[Sentence], scored: list[Sentence], headers: dict[int, set[str]], k: int
+) -> list[Sentence]:
+    """Up to ``k`` rows the question names of the tables of the answering provision (``chosen[0]``'s) that no quoted
+    clause is a row of: a row that alone among its table's rows states a word of the question that no quoted clause
+    and not its passage's title (``headers``) states (its key: "알파고" of "4단계: 거장(숙련된 인간의 99% 이상) |
+    딥블루, 알파고 | 미달성" for "알파고는 몇 단계에 들어가 있고"). The words every row states ("단계") say nothing of
+    which row is meant, nor do those naming the document ("계획" of "추진계획")."""
+    label = chosen[0].item.label
+    quoted = {(s.item.n, s.table) for s in chosen}
+    tables: dict[tuple[int, int], list[Sentence]] = {}
+    for s in every:
+        if s.table is not None and s.item.label == label and (s.item.n, s.table) not in quoted:
+            tables.setdefault((s.item.n, s.table), []).append(s)
+    on_topic = {id(s) for s in scored}
+    said = set().union(*(s.covers for s in chosen))
+    found: list[Sentence] = []
+    for rows in tables.values():
+        for row in rows:
+            others = set().union(*(o.covers for o in rows if o is not row))
+            key = row.covers - others - said - headers.get(row.item.n, set())
+            if len(found) < k and id(row) in on_topic and key and not _overlaps(row, chosen + found):
+                found.append(row)
+                said |= row.covers
+    return found
 
 
 def _states_words(words: set[str], present: set[str]) -> bool:
