@@ -91,6 +91,47 @@ def test_a_table_is_read_by_the_row_the_question_names() -> None:
         assert "성능: 4단계" not in extract(unnamed, [_item(1, "AI 브리프 p.19", AGI_PAGE)], None).render()
 
 
+AWARDS = (
+    "제4조(장학생 선발대상 및 수혜인원) 수혜인원은 다음과 같다.\n| 수강인원 | 성적우수장학금 |\n|---|---|\n"
+    "| 25명 미만 | A 1명 |\n| 25명 이상 50명 미만 | A 1명, B 1명 |\n| 50명 이상 75명 미만 | A 2명, B 2명 |\n"
+    "| 75명 이상 | A 2명, B 3명 |"
+)
+REFUNDS = (
+    "| 반환사유 발생일 | 반환 금액 |\n|---|---|\n| 학기 개시일부터 30일까지 | 등록금 5/6 |\n"
+    "| 학기 개시일에서 30일이 지난 날부터 60일 까지 | 등록금 3분의 2 해당액 |\n"
+    "| 학기 개시일에서 60일이 지난 날부터 90일 까지 | 등록금 2분의 1 해당액 |"
+)
+TUITION = (
+    "③ 9학기 이후의 등록금은 다음과 같이 차등 납부한다.\n| 신청학점수 | 등록금 |\n|---|---|\n"
+    "| 1～3학점 | 당해 학기 등록금의 6분의 1 |\n| 4～6학점 | 당해 학기 등록금의 3분의 1 |\n"
+    "| 7～9학점 | 당해 학기 등록금의 2분의 1 |\n| 12학점 이상 | 당해 학기 등록금 전액 |"
+)
+DRUNK = (
+    "③ 술에 취한 상태에서 운전한 사람은 다음 각 호의 구분에 따라 처벌한다.\n"
+    "1. 혈중알코올농도가 0.2퍼센트 이상인 사람은 2년 이상 5년 이하의 징역\n"
+    "2. 혈중알코올농도가 0.08퍼센트 이상 0.2퍼센트 미만인 사람은 1년 이상 2년 이하의 징역\n"
+    "3. 혈중알코올농도가 0.03퍼센트 이상 0.08퍼센트 미만인 사람은 1년 이하의 징역"
+)
+
+
+def test_a_table_or_list_is_read_by_the_case_whose_range_holds_the_question_figure() -> None:
+    awards = extract("수강인원이 60명이면 성적우수장학금은 몇 명 받나요?", [_item(1, "세칙 제4조", AWARDS)], None).render()
+    assert "50명 이상 75명 미만" in awards
+    assert all(other not in awards for other in ("25명 미만", "25명 이상 50명", "75명 이상"))
+    # the sentence pointing to its table (the closest in meaning, as the embedder found it) keeps its place above the
+    # one row
+    fees = _item(1, "규정 제7조", TUITION)
+    tuition = extract("9번째 학기에 5학점만 들으면 등록금은 얼마 내요?", [fees], None, similarity=closest_when("차등")).render()
+    assert "차등 납부한다.\n  신청학점수: 4～6학점, 등록금: 당해 학기 등록금의 3분의 1" in tuition
+    assert "1～3학점" not in tuition and "12학점 이상" not in tuition
+    # weeks are counted in days
+    refund = extract("학기 시작하고 8주 지나서 자퇴하면 등록금 얼마나 돌려받아요?", [_item(1, "규정 제5조", REFUNDS)], None)
+    assert "30일이 지난 날부터 60일 까지, 반환 금액: 등록금 3분의 2" in refund.render()
+    assert "90일" not in refund.render() and "30일까지" not in refund.render()
+    drunk = extract("혈중알코올농도 0.1퍼센트로 운전하면 처벌이 어떻게 돼요?", [_item(1, "법 제148조의2", DRUNK)], None).render()
+    assert "2. 혈중알코올농도가 0.08퍼센트 이상" in drunk and "1. 혈중알코올농도가 0.2퍼센트 이상인" not in drunk
+
+
 def test_english_question_scores_on_its_korean_glossary_terms() -> None:
     lexicon = load_lexicon()
     ex = extract("How many days of annual paid leave does a worker get?", EVIDENCE, lexicon)

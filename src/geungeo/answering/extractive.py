@@ -19,6 +19,7 @@ from typing import Any
 from geungeo.answering.clauses import carried_lead, clauses
 from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.models import EvidenceItem
+from geungeo.answering.quantities import Quantity, quantities, ranges
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
 from geungeo.text.kiwi import bm25_terms, words_of
@@ -331,6 +332,8 @@ def extract(
     chosen = _each_after(chosen, lambda s: _general_item(s, scored, asked, sanctions))
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
     chosen = _each_after(chosen, lambda s: _rule_of(s, scored, asked, sanctions))
+    # a table or list quoted is read by the case whose range holds the question's figure ("60명이면": "50명 이상 75명 미만")
+    chosen = _by_figure(chosen, every, quantities(question))
     # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
     states_asked = any(states(d, first.text, sanctions=sanctions, weakly=False) for d in asked)
     if asked and not DELEGATION.search(first.text) and not states_asked:
@@ -378,6 +381,42 @@ def _looked_up(
                 found.append(row)
                 said |= row.covers
     return found
+
+
+def _by_figure(chosen: list[Sentence], every: list[Sentence], figures: Sequence[Quantity]) -> list[Sentence]:
+    """``chosen`` with the tables and lists it quotes read by the row or item whose range holds one of the ``figures``
+    the question states, when exactly one of its bounded cases does ("수강인원이 60명이면": the row "50명 이상 75명
+    미만", not "75명 이상"; "8주 지나서": "30일이 지난 날부터 60일 까지"). A case whose range does not hold the figure
+    gives way to that one, and a clause quoting the whole table or list quotes its lead with that case alone."""
+    groups: dict[tuple[int, int | str], list[Sentence]] = {}
+    for s in every:
+        if s.table is not None or s.is_item:
+            groups.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)
+    out = list(chosen)
+    for cases in groups.values():
+        bounds = [(case, bound) for case in cases if figures for bound in [ranges(case.words)]]
+        for figure in figures:
+            bounded = [case for case, bound in bounds if figure.measure in bound]
+            holding = [case for case, bound in bounds if figure.measure in bound and bound[figure.measure].holds(figure)]
+            if len(bounded) > 1 and len(holding) == 1:
+                out = _read_by(out, holding[0], [case for case in bounded if case is not holding[0]])
+    return out
+
+
+def _read_by(chosen: list[Sentence], case: Sentence, others: list[Sentence]) -> list[Sentence]:
+    """``chosen`` with ``case`` in place of each of ``others`` and of a clause quoting several of them (a list's or a
+    table's lead with every case: its lead is kept above ``case``)."""
+    out: list[Sentence] = []
+    for s in chosen:
+        other = any(s.item is o.item and s.text == o.text for o in others)
+        whole = not other and sum(o.words in s.text for o in [case, *others] if o.text != s.text) > 1
+        if whole and case.table is not None:  # a row under the sentence pointing to its table
+            s = Sentence(s.item, f"{s.lead}\n{case.text}", s.coverage, s.covers, s.words)
+        elif other or whole:
+            s = case
+        if not _overlaps(s, out):
+            out.append(s)
+    return out
 
 
 def _states_words(words: set[str], present: set[str]) -> bool:
