@@ -314,7 +314,8 @@ def extract(
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
     linked = _linked(first, evidence)
     implementing = {n for n, item in linked.items() if same_family(item.doc, first.item.doc) and item.doc != first.item.doc}
-    named = _named_by(first.item.doc, evidence) if asked else set()  # only an asked figure looks there
+    # only an asked figure looks in the documents the answering one names
+    named = _named_by(first.item.doc, evidence) | _deferred_to(first.item, evidence) if asked else set()
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
     penalty = _penalty(first, every, evidence, set(linked)) if sanctions else None
     if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
@@ -497,6 +498,13 @@ def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
         and item.article
         and re.search(f"{re.escape(squash(item.doc) + squash(item.article))}(?!의\\d)", own)  # 제29조, not 제29조의2
     }
+
+
+def _deferred_to(first: EvidenceItem, evidence: Sequence[EvidenceItem]) -> set[int]:
+    """The passages of the documents the provision of ``first`` defers to as a whole, cited in 「」: "「강사료지급규정」에
+    의하여 강사료를 지급한다" is answered by that document's 별표, where the amounts are."""
+    cited = {squash(name) for item in evidence if item.label == first.label for name in re.findall(r"「([^」]+)」", item.text)}
+    return {item.n for item in evidence if item.doc != first.doc and squash(item.doc) in cited}
 
 
 def _of_named(question: str, evidence: Sequence[EvidenceItem]) -> Sequence[EvidenceItem]:
