@@ -186,6 +186,15 @@ def test_what_a_question_asks_for_is_read_from_its_words_not_substrings() -> Non
     assert missing_details("과목은 몇 개까지 들을 수 있나요?", insured) == ["개수 / count"]  # 18개월 counts nothing
 
 
+def test_a_score_asked_with_how_much_is_a_score() -> None:
+    # "점수가 얼마" asks for points, not money: a row stating "100점" answers it
+    assert [d.name for d in asked_details("오페라 주역을 맡으면 업적평가 점수가 얼마예요?")] == ["점수 / score"]
+    assert [d.name for d in asked_details("평점이 최소 얼마여야 장학금을 받나요?")] == ["점수 / score"]
+    assert [d.name for d in asked_details("장학금은 얼마예요?")] == ["금액 / amount"]
+    row = _item(1, "규정 별표 2", "| 평가 기준 | 평가점수 |\n|---|---|\n| 오페라 주역 | 100점 |\n| 전곡 반주 | 50점 |")
+    assert extract("오페라 주역을 맡으면 업적평가 점수가 얼마예요?", [row], None).missing == []
+
+
 def test_a_figure_told_as_the_background_of_a_question_is_not_asked() -> None:
     # "몇 달 밀렸는데": the clause ending in -는데 tells the scene; the question is whether insurance still applies
     assert asked_details("건보료 몇달 밀렷는데 병원가면 보험적용 안되나여?") == []

@@ -86,16 +86,24 @@ _MONEY_HOW_MUCH = (
     r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
     r"보상금|배상금|벌금|과태료|위약금|보증금|장학금|이자|세금)\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|대충|총)?\s*얼마"
 )
+# "점수가 얼마예요", "배점은 얼마": a score asked with 얼마, stated in points ("100점"), not money.
+_SCORE_HOW_MUCH = r"(점수|평점|배점|평가점수)\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|총)?\s*얼마"
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
-    _detail("금액 / amount", r"얼마|몇\s*원|how much", _AMOUNT, unless=_PERIOD_HOW_MUCH, despite=_MONEY_HOW_MUCH),
+    _detail(
+        "금액 / amount",
+        r"얼마|몇\s*원|how much",
+        _AMOUNT,
+        unless=f"{_PERIOD_HOW_MUCH}|{_SCORE_HOW_MUCH}",
+        despite=_MONEY_HOW_MUCH,
+    ),
     _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}", unless=_MONEY_HOW_MUCH),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
     # a score is also a grade point average ("평점평균이 4.30 이상")
-    _detail("점수 / score", r"몇\s*점|what score", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
+    _detail("점수 / score", rf"몇\s*점|what score|{_SCORE_HOW_MUCH}", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
     _detail(  # "몇 개월" asks for a period, "18개월" states one
         "개수 / count",
