@@ -102,8 +102,12 @@ DETAILS: tuple[Detail, ...] = (
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
-    # a score is also a grade point average ("평점평균이 4.30 이상")
-    _detail("점수 / score", rf"몇\s*점|what score|{_SCORE_HOW_MUCH}", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
+    # a score is also a grade point average ("평점평균이 4.30 이상") or a letter grade ("성적 취득상한은 B+등급")
+    _detail(
+        "점수 / score",
+        rf"몇\s*점|what score|{_SCORE_HOW_MUCH}",
+        r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d|(?<![A-Za-z])([A-DF][+0]?\s*등급|[A-D][+0](?![A-Za-z\d]))",
+    ),
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
     _detail(  # "몇 개월" asks for a period, "18개월" states one
         "개수 / count",
@@ -127,8 +131,9 @@ DETAILS: tuple[Detail, ...] = (
         r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|그\s*때|월|년|시|말|기일)\s*까지"
         r"|\d+\s*(일|개월|월|년|주)\s*(이|가)?\s*(지나|지난|경과)|\d+\s*(일|개월|월|년|주)\s*간\s*(이를\s*)?행사하지",
         nouns="기한 마감 마감일",
-        # until an event ("관리할 수 있을 때까지", "졸업할 때까지"): the answer when no clause states a time limit
-        weakly=r"때\s*까지",
+        # until an event ("관리할 수 있을 때까지", "졸업할 때까지") or within a period set elsewhere ("이의신청 기간 내에"):
+        # the answer when no clause states a time limit
+        weakly=r"때\s*까지|기간\s*(내|안)에",
     ),
 )
 
