@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -43,3 +45,15 @@ def test_a_range_holds_a_figure_of_its_measure_only() -> None:
     r = Range("days", 30, False, 60, True)
     assert r.holds(Quantity("days", 56)) and r.holds(Quantity("days", 60))
     assert not r.holds(Quantity("days", 30)) and not r.holds(Quantity("persons", 45))
+
+
+def test_hostile_runs_of_digits_are_read_in_linear_time() -> None:
+    """A long run of digits (or of "1천") once split every possible way before failing: 60 digits never finished. The
+    parse runs in a child process so that a regression fails the test instead of hanging the suite."""
+    script = (
+        "from geungeo.answering.quantities import quantities, ranges\n"
+        "for text in ('1' * 60 + ' 가', '1,' * 5000 + 'x', '1천' * 20000 + 'x', '1억 2천만원 이상 ' * 2000):\n"
+        "    quantities(text); ranges(text)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()

@@ -35,12 +35,15 @@ _UNITS: dict[str, tuple[str, float]] = {
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
-# "1억4천500만원", "1천만원", "30만 원", "1,000,000원", "0.08퍼센트": digits, each with the place words after it
-_AMOUNT = rf"(?:{_NUMBER}\s*[억만천백]*\s*)+"
+# "1억4천500만원", "1천만원", "30만 원", "1,000,000원", "0.08퍼센트": digits, each run but the last closed by place
+# words, so that a long run of digits is read one way only (no backtracking over where it splits)
+_AMOUNT = rf"(?:{_NUMBER}\s*[억만천백]+\s*)+(?:{_NUMBER})?|{_NUMBER}"
 # a quantity, or two joined as a range ("1～3학점", "25~50명"), and the bound written after it
+# where a quantity may start: not inside a number, nor after the place word of one ("4" of "1억4천" is read with "1억")
+_START = r"(?<![\d.,])(?<!\d[억만천백])(?<!\d[억만천백]\s)"
 _QUANTITY = re.compile(
-    rf"(?<![\d.,])(?P<low>{_NUMBER})\s*[～~∼〜-]\s*(?P<high>{_AMOUNT})\s*(?P<unit>{_UNIT})"
-    rf"|(?<![\d.,])(?P<one>{_AMOUNT})\s*(?P<unit1>{_UNIT})(?P<after>[^\d,]{{0,8}})"
+    rf"{_START}(?P<low>{_NUMBER})\s*[～~∼〜-]\s*(?P<high>{_AMOUNT})\s*(?P<unit>{_UNIT})"
+    rf"|{_START}(?P<one>{_AMOUNT})\s*(?P<unit1>{_UNIT})(?P<after>[^\d,]{{0,8}})"
 )
 # the bound a quantity sets, by the words after it: (is a lower bound, includes the figure itself)
 _BOUNDS: tuple[tuple[re.Pattern[str], bool, bool], ...] = (
