@@ -113,7 +113,7 @@ class Extract:
             by_label.setdefault(s.item.label, []).append(s)
         for label, quoted in by_label.items():
             texts = _one_lead_each([s.text for s in sorted(quoted, key=_place)], quoted[0].item.text)
-            rows = {s.text for s in quoted if s.table is not None}
+            rows = {s.text for s in quoted if s.table is not None}  # a table row is a line of its own too
             body = texts[0] + "".join(
                 ("\n" if _own_line(t, before) or t in rows else " ") + t for before, t in itertools.pairwise(texts)
             )
@@ -127,8 +127,7 @@ _OWN_DASH = re.compile(r"^-\s+")
 
 def _own_line(text: str, before: str) -> bool:
     """Whether a quoted clause starts a line of its own in its provision's bullet: a point with its own bullet, a 항
-    ("② …"), or any clause after a list (it would read as part of the list's last item). (A table row is a line of
-    its own too.)"""
+    ("② …"), or any clause after a list (it would read as part of the list's last item)."""
     return bool(BULLET.match(text)) or text[:1] in CIRCLED or "\n" in before
 
 
@@ -394,8 +393,8 @@ def _by_figure(chosen: list[Sentence], every: list[Sentence], figures: Sequence[
         if s.table is not None or s.is_item:
             groups.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)
     out = list(chosen)
-    for cases in groups.values():
-        bounds = [(case, bound) for case in cases if figures for bound in [ranges(case.words)]]
+    for cases in groups.values() if figures else ():
+        bounds = [(case, ranges(case.words)) for case in cases]
         for figure in figures:
             bounded = [case for case, bound in bounds if figure.measure in bound]
             holding = [case for case, bound in bounds if figure.measure in bound and bound[figure.measure].holds(figure)]

@@ -38,9 +38,9 @@ _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 # "1억4천500만원", "1천만원", "30만 원", "1,000,000원", "0.08퍼센트": digits, each run but the last closed by place
 # words, so that a long run of digits is read one way only (no backtracking over where it splits)
 _AMOUNT = rf"(?:{_NUMBER}\s*[억만천백]+\s*)+(?:{_NUMBER})?|{_NUMBER}"
-# a quantity, or two joined as a range ("1～3학점", "25~50명"), and the bound written after it
 # where a quantity may start: not inside a number, nor after the place word of one ("4" of "1억4천" is read with "1억")
 _START = r"(?<![\d.,])(?<!\d[억만천백])(?<!\d[억만천백]\s)"
+# a quantity, or two joined as a range ("1～3학점", "25~50명"), and the bound written after it
 _QUANTITY = re.compile(
     rf"{_START}(?P<low>{_NUMBER})\s*[～~∼〜-]\s*(?P<high>{_AMOUNT})\s*(?P<unit>{_UNIT})"
     rf"|{_START}(?P<one>{_AMOUNT})\s*(?P<unit1>{_UNIT})(?P<after>[^\d,]{{0,8}})"
@@ -136,7 +136,7 @@ def ranges(text: str) -> dict[str, Range]:
 
 
 def _narrow(bounds: dict[str, Range], r: Range) -> None:
-    """Intersects the range kept for ``r``'s measure with ``r``."""
+    """Intersects the range kept for ``r``'s measure with ``r`` (of two equal ends, the one excluding it is narrower)."""
     old = bounds.get(r.measure, Range(r.measure))
     low = max((old.low, not old.low_included), (r.low, not r.low_included))
     high = min((old.high, old.high_included), (r.high, r.high_included))
