@@ -1068,17 +1068,10 @@ def test_a_figure_of_the_article_the_answering_document_names_answers() -> None:
 def test_a_figure_of_the_document_the_answering_provision_defers_to_answers() -> None:
     """"①「강사료지급규정」에 의하여 강사료를 지급한다": the amounts are in that regulation's 별표, whose row for 겸임교원
     answers. A document cited in another provision of the same regulation is not deferred to."""
-    rule = EvidenceItem(
-        n=1, chunk_id="a", doc_id="adj", label="겸임교원규정 제10조", doc="겸임교원규정", article="제10조",
-        header="겸임교원규정 제10조(보수)",
-        text="①「강사료지급규정」에 의하여 강사료를 지급한다.\n② 겸임교원에게는 겸임수당을 지급할 수 있다. 다만, 지급액은 "
-        "예산의 범위 안에서 총장이 따로 정한다.",
-    )
+    text = "①「강사료지급규정」에 의하여 강사료를 지급한다.\n② 겸임교원에게는 겸임수당을 지급할 수 있다. 지급액은 총장이 정한다."
+    rule = _item(1, "겸임교원규정 제10조", text, doc="겸임교원규정")
     table = "| 직명 | 시간당 강사료(원) |\n|---|---|\n| 교수, 부교수 | 15,000 |\n| 겸임교원 | 42,000 |"
-    rates = EvidenceItem(
-        n=2, chunk_id="b", doc_id="fee", label="강사료지급규정 별표 1", doc="강사료지급규정", header="강사료지급규정 별표 1",
-        text=table,
-    )
+    rates = _item(2, "강사료지급규정 별표 1", table, doc="강사료지급규정")
     question = "겸임교원 시간당 강사료는 얼마예요?"
     answer = extract(question, [rule, rates], None)
     assert answer.missing == [] and "직명: 겸임교원, 시간당 강사료(원): 42,000" in answer.render()
