@@ -1076,8 +1076,7 @@ def test_a_figure_of_the_document_the_answering_provision_defers_to_answers() ->
     answer = extract(question, [rule, rates], None)
     assert answer.missing == [] and "직명: 겸임교원, 시간당 강사료(원): 42,000" in answer.render()
     elsewhere = rule.model_copy(update={"text": rule.text.replace("「강사료지급규정」에 의하여 ", "")})
-    citing = rule.model_copy(update={"n": 3, "chunk_id": "c", "label": "겸임교원규정 제2조"})
-    citing = citing.model_copy(update={"text": "직명은 「강사료지급규정」에 따른다."})
+    citing = _item(3, "겸임교원규정 제2조", "직명은 「강사료지급규정」에 따른다.", doc="겸임교원규정")
     assert extract(question, [elsewhere, rates, citing], None).missing == ["금액 / amount"]
 
 
