@@ -1078,6 +1078,10 @@ def test_a_figure_of_the_document_the_answering_provision_defers_to_answers() ->
     elsewhere = rule.model_copy(update={"text": rule.text.replace("「강사료지급규정」에 의하여 ", "")})
     citing = _item(3, "겸임교원규정 제2조", "직명은 「강사료지급규정」에 따른다.", doc="겸임교원규정")
     assert extract(question, [elsewhere, rates, citing], None).missing == ["금액 / amount"]
+    # an article of the document cited, not the document as a whole ("1년 일하면 유급휴가 며칠?" was answered with
+    # another law's "5일" because 근로기준법 제60조 ⑥ cites "「남녀고용평등…법」 제19조제1항에 따른 육아휴직")
+    article = rule.model_copy(update={"text": rule.text.replace("」에 의하여", "」 제3조에 의하여")})
+    assert extract(question, [article, rates], None).missing == ["금액 / amount"]
 
 
 def test_a_question_naming_a_document_is_answered_from_it() -> None:

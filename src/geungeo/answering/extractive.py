@@ -500,10 +500,17 @@ def _named_by(doc: str, evidence: Sequence[EvidenceItem]) -> set[int]:
 
 
 def _deferred_to(first: EvidenceItem, evidence: Sequence[EvidenceItem]) -> set[int]:
-    """The passages of the documents the provision of ``first`` defers to as a whole, cited in 「」: "「강사료지급규정」에
-    의하여 강사료를 지급한다" is answered by that document's 별표, where the amounts are."""
-    cited = {squash(name) for item in evidence if item.label == first.label for name in re.findall(r"「([^」]+)」", item.text)}
+    """The passages of the documents the provision of ``first`` defers to as a whole, cited in 「」 with no article after
+    it: "「강사료지급규정」에 의하여 강사료를 지급한다" is answered by that document's 별표, where the amounts are;
+    "「남녀고용평등과 일ㆍ가정 양립 지원에 관한 법률」 제19조제1항에 따른 육아휴직" points at one article, not at the
+    document's figures."""
+    provision = [item.text for item in evidence if item.label == first.label]
+    cited = {squash(name) for text in provision for name in _WHOLE_DOCUMENT.findall(text)}
     return {item.n for item in evidence if item.doc != first.doc and squash(item.doc) in cited}
+
+
+# A document cited in 「」 as a whole: no article ("제19조") after it.
+_WHOLE_DOCUMENT = re.compile(r"「([^」]+)」(?!\s*(?:제\s*\d|시행령|시행규칙))")
 
 
 def _of_named(question: str, evidence: Sequence[EvidenceItem]) -> Sequence[EvidenceItem]:
