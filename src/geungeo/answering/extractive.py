@@ -356,6 +356,16 @@ def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence
     return out
 
 
+def _cases(every: list[Sentence]) -> dict[tuple[int, int | str], list[Sentence]]:
+    """The parallel cases of each table (its rows) and each list (its items under one lead) of the evidence, keyed
+    by passage and table number or lead."""
+    cases: dict[tuple[int, int | str], list[Sentence]] = {}
+    for s in every:
+        if s.table is not None or s.is_item:
+            cases.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)
+    return cases
+
+
 def _looked_up(
     chosen: list[Sentence], every: list[Sentence], scored: list[Sentence], headers: dict[int, set[str]], k: int
 ) -> list[Sentence]:
@@ -366,17 +376,15 @@ def _looked_up(
     which row is meant, nor do those naming the document ("계획" of "추진계획")."""
     label = chosen[0].item.label
     quoted = {(s.item.n, s.table) for s in chosen}
-    tables: dict[tuple[int, int], list[Sentence]] = {}
-    for s in every:
-        if s.table is not None and s.item.label == label and (s.item.n, s.table) not in quoted:
-            tables.setdefault((s.item.n, s.table), []).append(s)
     on_topic = {id(s) for s in scored}
     said = set().union(*(s.covers for s in chosen))
     found: list[Sentence] = []
-    for rows in tables.values():
+    for (n, table), rows in _cases(every).items():
+        if rows[0].table is None or rows[0].item.label != label or (n, table) in quoted:
+            continue
+        stating = Counter(word for row in rows for word in row.covers)  # how many of the rows state each word
         for row in rows:
-            others = set().union(*(o.covers for o in rows if o is not row))
-            key = row.covers - others - said - headers.get(row.item.n, set())
+            key = {word for word in row.covers if stating[word] == 1} - said - headers.get(n, set())
             if len(found) < k and id(row) in on_topic and key and not _overlaps(row, chosen + found):
                 found.append(row)
                 said |= row.covers
@@ -388,12 +396,8 @@ def _by_figure(chosen: list[Sentence], every: list[Sentence], figures: Sequence[
     the question states, when exactly one of its bounded cases does ("수강인원이 60명이면": the row "50명 이상 75명
     미만", not "75명 이상"; "8주 지나서": "30일이 지난 날부터 60일 까지"). A case whose range does not hold the figure
     gives way to that one, and a clause quoting the whole table or list quotes its lead with that case alone."""
-    groups: dict[tuple[int, int | str], list[Sentence]] = {}
-    for s in every:
-        if s.table is not None or s.is_item:
-            groups.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)
     out = list(chosen)
-    for cases in groups.values() if figures else ():
+    for cases in _cases(every).values() if figures else ():
         bounds = [(case, ranges(case.words)) for case in cases]
         for figure in figures:
             bounded = [case for case, bound in bounds if figure.measure in bound]
