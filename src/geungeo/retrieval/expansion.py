@@ -17,6 +17,8 @@ import functools
 import hashlib
 import json
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -190,3 +192,19 @@ def query_terms(query: str, lexicon: Lexicon | None = None, *, compounds: bool =
         t for phrase in phrases for t in bm25_terms(phrase, compounds=compounds) if t not in own and t not in QUERY_STOP_TERMS
     ]
     return own + list(dict.fromkeys(extra))
+
+
+def without_names(terms: list[str], names: Sequence[str]) -> list[str]:
+    """``terms`` less one occurrence of each term of each document name the question writes: once the document is
+    known, its name says nothing of which of its passages answers, and counted in BM25 it favours the passages that
+    cite the document and the shortest of its own. A term the question also uses outside the name stays ("휴학" of
+    "휴학규정에 따르면 휴학은 …"). All of ``terms`` when nothing else is left (the question is the name)."""
+    left = Counter(t for name in names for t in bm25_terms(name))
+    kept = []
+    for term in terms:
+        if left[term] > 0:
+            left[term] -= 1
+        else:
+            kept.append(term)
+    return kept or terms
+

@@ -11,7 +11,7 @@ import numpy as np
 from geungeo.embeddings.base import Embedder
 from geungeo.errors import QueryError
 from geungeo.filters import And, Filter, In
-from geungeo.retrieval.expansion import lexicon_for, query_terms
+from geungeo.retrieval.expansion import lexicon_for, query_terms, without_names
 from geungeo.retrieval.fusion import rrf, zscore_fusion
 from geungeo.retrieval.ranker import LearnedRanker, load_ranker
 from geungeo.retrieval.scope import StoredDocuments
@@ -93,16 +93,18 @@ class HybridRetriever:
         q = check_query(query, 2 * self.settings.max_query_chars)
         k = k or self.settings.top_k
         n = max(self.settings.candidate_k, k)
-        named = self.documents.current()[1].named(q)
+        naming = self.documents.current()[1].naming(q)
+        named = naming.ids
         scoped: Filter | None = In("doc_id", tuple(sorted(named))) if named else None
         if scoped is not None and where is not None:
             scoped = And((where, scoped))
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "sparse"):
-            terms = query_terms(q, lexicon_for(self.settings))
+            full = query_terms(q, lexicon_for(self.settings))
+            terms = without_names(full, naming.names)
             rankings["sparse"] = self.store.sparse_search(terms, n, where)
             if scoped is not None:
-                rankings["sparse in named"] = self.store.sparse_search(terms, n, scoped)
+                rankings["sparse in named"] = self.store.sparse_search(full, n, scoped)
         if mode in ("hybrid", "dense"):
             vec = self.embed_query(q) if vector is None else vector
             rankings["dense"] = self.store.dense_search(vec, n, where)

@@ -32,8 +32,11 @@ _CITED = re.compile(
 )
 
 
+_UNKEYED = re.compile(r"[\s·ㆍ.,()「」『』\"'“”‘’]")  # left out when names are compared
+
+
 def _key(text: str) -> str:
-    return re.sub(r"[\s·ㆍ.,()「」『』\"'“”‘’]", "", nfc(text))
+    return _UNKEYED.sub("", nfc(text))
 
 
 def name_key(text: str) -> str:
@@ -65,6 +68,15 @@ def _by_alias(titled: Iterable[tuple[str, str]], form: re.Pattern[str] | None = 
     return by_alias
 
 
+@dataclass(frozen=True)
+class Naming:
+    """The documents a query names (``ids``) and each name as the query writes it (``names``: "근로기준법", "근기법",
+    "동의대학교 대학원학칙", "3-1-5")."""
+
+    ids: set[str]
+    names: tuple[str, ...]
+
+
 @dataclass
 class DocumentScope:
     """Finds the documents a query names among the stored ones."""
@@ -93,7 +105,13 @@ class DocumentScope:
 
     def named(self, query: str) -> set[str]:
         """Ids of the documents the query names (empty when it names none)."""
-        key = _key(query)
+        return self.naming(query).ids
+
+    def naming(self, query: str) -> Naming:
+        """The documents the query names, and the names as the query writes them."""
+        text = nfc(query)
+        kept_at = [i for i, ch in enumerate(text) if not _UNKEYED.match(ch)]  # where each letter of the key stands
+        key = "".join(text[i] for i in kept_at)
         spans: list[tuple[int, int, str]] = []
         for alias in self.by_alias:
             start = key.find(alias)
@@ -102,13 +120,21 @@ class DocumentScope:
                 start = key.find(alias, start + 1)
         kept = [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and (o[1] - o[0]) > (s[1] - s[0]) for o in spans)]
         found = {doc_id for _, _, alias in kept for doc_id in self.by_alias[alias]}
-        for code in _CODE.findall(nfc(query)):
-            found |= self.by_code.get(code, set())
+        names = [text[kept_at[start] : kept_at[end - 1] + 1] for start, end, _ in kept]
+        for code in _CODE.findall(text):
+            if code in self.by_code:
+                found |= self.by_code[code]
+                names.append(code)
         # a name cited in a shortened form ("근기법상", "파견법 제6조"): the document it shortens from its first letter
         for name in _cited_names(query):
-            if not any(_key(name).endswith(alias) for _, _, alias in kept):
-                found |= self.abbreviated(name, inside=False)
-        return found
+            cited = _key(name)
+            if any(cited.endswith(alias) for _, _, alias in kept):
+                continue
+            shortened = self.abbreviated(name, inside=False)
+            found |= shortened
+            if shortened and not any(alias.endswith(cited) for _, _, alias in kept):  # not the tail of a name found
+                names.append(name)
+        return Naming(found, tuple(names))
 
     def abbreviated(self, name: str, *, loose: bool = False, inside: bool = True) -> set[str]:
         """Ids of the documents ``name`` shortens: with ``inside``, a name found inside a stored one's
