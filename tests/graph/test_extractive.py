@@ -387,6 +387,16 @@ def test_a_supporting_provision_is_quoted_when_it_covers_enough_and_adds_to_the_
     assert labels(passages=2) == ["규정 제6조"]  # only the best passages support
 
 
+def test_a_supporting_clause_sharing_only_a_verb_with_the_question_is_not_quoted() -> None:
+    question = "재단이 사직서를 쓰라고 압박하면 따라야 하나요?"
+    rule = _item(1, "사립학교법 제56조", "② 교원은 재단의 권고에 의하여 사직을 당하지 아니한다.")
+    ledger = _item(2, "시행령 제22조", "3. 임금대장은 마지막으로 써 넣은 날부터 기산한다.")  # "쓰다" in another sense
+    register = _item(3, "규정 제4조", "사직서는 이사장에게 제출한다.")  # adds 사직서, a word of what is asked
+    assert [s.item.label for s in extract(question, [rule, ledger], None).sentences] == ["사립학교법 제56조"]
+    labels = [s.item.label for s in extract(question, [rule, ledger, register], None).sentences]
+    assert labels == ["사립학교법 제56조", "규정 제4조"]
+
+
 def test_agreement_reads_the_best_retrieved_score_of_either_fusion() -> None:
     def scored(score: float, origin: str = "retrieval") -> EvidenceItem:
         return _item(1, "법 제1조", "본문").model_copy(update={"score": score, "origin": origin})

@@ -22,7 +22,7 @@ from geungeo.answering.models import EvidenceItem
 from geungeo.answering.quantities import Quantity, quantities, ranges
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.retrieval.scope import DocumentScope
-from geungeo.text.kiwi import bm25_terms, words_of
+from geungeo.text.kiwi import bm25_terms, is_predicate, words_of
 from geungeo.text.normalize import squash
 from geungeo.text.references import passage_references, sibling_paragraphs
 from geungeo.text.structure import (
@@ -239,7 +239,7 @@ def extract(
     own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
     # answers: they count a tenth of a word.
-    generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not t.endswith("다")}
+    generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not is_predicate(t)}
     expanded = set(query_terms(question, lexicon, compounds=False)) - own
     asked = asked_details(question)
     # a blank form's lines ("신청일 : 20 년 월 일") state nothing unless the form is asked about
@@ -686,8 +686,9 @@ def _choose(
 ) -> list[Sentence]:
     """The answering clause ``first``, a clause stating an asked figure that it does not state, then supporting
     clauses in retrieval order (``ranked``), one per other provision, up to ``k`` provisions: each from
-    ``passages``, covering at least ``floor`` and stating a word of the question that the clauses before it do not
-    (a clause that adds nothing asked about is left out)."""
+    ``passages``, covering at least ``floor`` and stating a word of the question that the clauses before it do not,
+    other than a verb or adjective (a clause that adds nothing asked about is left out, and so is one sharing only
+    "쓰다" of "사직서를 쓰라고" in "임금대장은 마지막으로 써 넣은 날")."""
     bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     chosen = [first]
     for s in stating:
@@ -698,7 +699,7 @@ def _choose(
     for s in bearing:
         if len(labels) > k:
             break
-        if s.item.label in labels or not s.covers - said or _overlaps(s, chosen):
+        if s.item.label in labels or all(is_predicate(w) for w in s.covers - said) or _overlaps(s, chosen):
             continue
         labels.add(s.item.label)
         said |= s.covers

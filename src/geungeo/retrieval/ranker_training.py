@@ -34,7 +34,7 @@ from geungeo.retrieval.expansion import load_lexicon
 from geungeo.retrieval.hybrid import HybridRetriever
 from geungeo.retrieval.ranker import FEATURES, LearnedRanker, QueryTerms, features
 from geungeo.stores.base import ChunkStore
-from geungeo.text.kiwi import bm25_terms
+from geungeo.text.kiwi import bm25_terms, is_predicate
 from geungeo.types import Chunk, Hit
 
 Progress = Callable[[str, int, int], None]
@@ -148,7 +148,7 @@ def generate_queries(store: ChunkStore, *, limit: int = 4000, seed: int = 0) -> 
         sentences = _SENTENCE.findall(_clean(chunk.text))
         if sentences:
             sentence = rng.choice(sentences)
-            nouns = [t for t in bm25_terms(sentence, compounds=False) if len(t) >= 2 and not t.endswith("다")]
+            nouns = [t for t in bm25_terms(sentence, compounds=False) if len(t) >= 2 and not is_predicate(t)]
             words = [w for w in sentence.split() if not _REF_WORD.match(w) and any(t in w for t in nouns)]
             if len(words) >= 3:
                 n = rng.randint(2, min(5, len(words) - 1))

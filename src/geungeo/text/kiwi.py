@@ -140,6 +140,12 @@ def bm25_terms(text: str, *, compounds: bool = True) -> list[str]:
     return _terms(kiwi().tokenize(body), refs, compounds)
 
 
+def is_predicate(term: str) -> bool:
+    """Whether a term of :func:`bm25_terms` is a verb or an adjective (given in its 다 form: "쓰다", "받다"): it says
+    little of what a text is about."""
+    return term.endswith("다")
+
+
 def bm25_terms_many(texts: Iterable[str], *, compounds: bool = True) -> Iterator[list[str]]:
     """Index terms of many texts, tokenised in Kiwi's worker threads (``compounds`` as for :func:`bm25_terms`)."""
     split = [_split_refs(nfc(t)) for t in texts]

@@ -14,6 +14,7 @@ from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions, last_citations
 from geungeo.retrieval.expansion import query_terms
 from geungeo.retrieval.structural import StructuralAnswer, document_of, parse_structural
+from geungeo.text.kiwi import is_predicate
 from geungeo.text.structure import ASKS_SANCTION
 
 _GREETING = re.compile(
@@ -86,7 +87,7 @@ class RouteDecision(BaseModel):
 
 def topic(question: str) -> str:
     """The content words of an earlier question (its nouns and numbers, not its verbs)."""
-    return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not t.endswith("다")))
+    return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not is_predicate(t)))
 
 
 def context_topic(previous: list[str]) -> str:
