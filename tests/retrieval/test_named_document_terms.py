@@ -6,12 +6,13 @@ from pathlib import Path
 
 from geungeo.retrieval.expansion import query_terms, without_names
 from geungeo.retrieval.hybrid import HybridRetriever
+from geungeo.retrieval.scope import DocumentScope, Naming
 from geungeo.settings import Settings
 from geungeo.stores.chroma import ChromaStore
 from geungeo.testing.fakes import FakeEmbedder
 from geungeo.testing.store_contract import DIM, SIGNATURE
 from tests.retrieval.test_document_ranking import _document, _unit
-from tests.retrieval.test_query_handling import SCOPE
+from tests.retrieval.test_query_handling import SCOPE, _doc
 
 
 def test_names_are_read_as_the_question_writes_them() -> None:
@@ -20,6 +21,9 @@ def test_names_are_read_as_the_question_writes_them() -> None:
     assert SCOPE.naming("근기법상 연차").names == ("근기법",)  # a shortening, as written
     assert SCOPE.naming("규정 2-1-1 의 목적").names == ("2-1-1",)
     assert SCOPE.naming("휴가는 며칠?").names == ()
+    fees = DocumentScope.build([_doc("fees", "등록금에관한규정")])
+    assert fees.naming("등록금 분할납부 되나요?") == Naming({"fees"}, ())  # a word it shortens to names no name
+    assert fees.naming("등록금에 관한 규정에 따르면 분할납부는?").names == ("등록금에 관한 규정",)
 
 
 def test_a_name_s_terms_are_taken_out_once() -> None:

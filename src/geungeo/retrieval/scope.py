@@ -22,6 +22,7 @@ _SHORTEN_SUFFIXES = ("에관한법률", "에관한규정", "에관한세칙", "�
 _CODE = re.compile(r"(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])")
 # What a statute or regulation's name ends with.
 _TITLE_SUFFIX = r"(?:법률|법|시행령|시행규칙|규칙|규정|세칙|학칙|정관|지침|요령|내규|규약)"
+_TITLE_FORM = re.compile(f"{_TITLE_SUFFIX}$")
 # A name written as a citation, so that it names a document whether or not the store holds it: in 「」, or a word
 # ending like a title right before 상 ("소득세법상"), an article ("소득세법 제55조") or "에 따르면/의하면/따른/의한"; a
 # 시행령 or 시행규칙 with its 법 before it. Words of two syllables are left out ("방법상", "같은 법 제3조", "동법").
@@ -44,9 +45,14 @@ def name_key(text: str) -> str:
     return _key(text)
 
 
+def _title_key(title: str) -> str:
+    """A document title as names are compared, without its file extension."""
+    return _key(re.sub(r"\.(md|txt|pdf|hwp|hwpx|docx|pptx|html?)$", "", title, flags=re.IGNORECASE))
+
+
 def aliases(title: str) -> set[str]:
     """Spellings of a document title people use (spaces and punctuation ignored)."""
-    base = _key(re.sub(r"\.(md|txt|pdf|hwp|hwpx|docx|pptx|html?)$", "", title, flags=re.IGNORECASE))
+    base = _title_key(title)
     out = {base}
     for prefix in _DROP_PREFIXES:
         if base.startswith(prefix) and len(base) - len(prefix) >= _MIN_ALIAS - 1:
@@ -70,8 +76,8 @@ def _by_alias(titled: Iterable[tuple[str, str]], form: re.Pattern[str] | None = 
 
 @dataclass(frozen=True)
 class Naming:
-    """The documents a query names (``ids``) and each name as the query writes it (``names``: "근로기준법", "근기법",
-    "동의대학교 대학원학칙", "3-1-5")."""
+    """The documents a query names (``ids``) and each name the query writes as a title, as it writes it (``names``:
+    "근로기준법", "근기법", "동의대학교 대학원학칙", "3-1-5"; not "등록금", which names 등록금에관한규정 as a word)."""
 
     ids: set[str]
     names: tuple[str, ...]
@@ -83,6 +89,7 @@ class DocumentScope:
 
     by_alias: dict[str, set[str]]
     by_code: dict[str, set[str]]
+    titles: frozenset[str] = frozenset()  # the documents' whole titles (:func:`_title_key`)
 
     @classmethod
     def build(cls, documents: Iterable[DocumentRecord]) -> DocumentScope:
@@ -91,13 +98,15 @@ class DocumentScope:
         for doc in docs:
             if doc.code:
                 by_code.setdefault(doc.code, set()).add(doc.doc_id)
-        return cls(_by_alias((doc.title, doc.doc_id) for doc in docs), by_code)
+        return cls(_by_alias((doc.title, doc.doc_id) for doc in docs), by_code, frozenset(_title_key(d.title) for d in docs))
 
     @classmethod
     def of_titles(cls, titles: Iterable[str]) -> DocumentScope:
         """A scope over documents known by their titles alone (a title is its document's id), named only in forms
         that read as titles: ending in 법, 규정, 학칙 … ("등록금" of 등록금에관한규정 is a word, not a name)."""
-        return cls(_by_alias(((title, title) for title in titles), re.compile(f"{_TITLE_SUFFIX}$")), {})
+        titles = list(titles)
+        by_alias = _by_alias(((title, title) for title in titles), _TITLE_FORM)
+        return cls(by_alias, {}, frozenset(_title_key(t) for t in titles))
 
     def exact(self, name: str) -> set[str]:
         """Ids of the documents one of whose aliases is exactly ``name`` (not merely inside it)."""
@@ -120,7 +129,13 @@ class DocumentScope:
                 start = key.find(alias, start + 1)
         kept = [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and (o[1] - o[0]) > (s[1] - s[0]) for o in spans)]
         found = {doc_id for _, _, alias in kept for doc_id in self.by_alias[alias]}
-        names = [text[kept_at[start] : kept_at[end - 1] + 1] for start, end, _ in kept]
+        # a name as the question writes it, when written as one: a whole title or one ending like a title, not a
+        # word it shortens to ("등록금" of 등록금에관한규정, which names the document but is also what is asked about)
+        names = [
+            text[kept_at[start] : kept_at[end - 1] + 1]
+            for start, end, alias in kept
+            if alias in self.titles or _TITLE_FORM.search(alias)
+        ]
         for code in _CODE.findall(text):
             if code in self.by_code:
                 found |= self.by_code[code]
