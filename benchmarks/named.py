@@ -5,7 +5,8 @@ sets hold only 31 such questions. This benchmark writes its own from the ingeste
 questions: for a seeded sample of articles, a cloze query (the document's name, then eight words of one of the
 article's sentences) and a title query (the name, then the article's title), with that article as gold. It reports
 R@1 / R@5 / R@10 and MRR of the engine's search per kind, and with ``--baseline`` the records of another code's run
-(``PYTHONPATH=…/src … --save-records before.json``) beside this one, with the queries that moved.
+(``PYTHONPATH=…/src … --save-records before.json``) beside this one, with the queries that moved; the report goes
+to ``benchmarks/reports/named.md``.
 
     .venv/bin/python benchmarks/named.py --store benchmarks/.work/f8/e5-onnx --save-records after.json \
         --baseline before.json
@@ -17,6 +18,7 @@ import argparse
 import json
 import random
 import re
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 _FILE_SUFFIX = re.compile(r"\.(md|txt|hwpx?|pdf|docx|pptx)$", re.IGNORECASE)
 _ARTICLE_HEAD = re.compile(r"^제\d+조(의\d+)?\([^)]*\)\s*")
 _ITEM_MARK = re.compile(r"^[①-⑳\d.\s]+")
+
+
+def _topic(word: str) -> str:
+    """The topic particle after ``word``: 은 after a final consonant, else 는."""
+    last = word.rstrip()[-1:] or "가"
+    return "은" if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 else "는"
 
 
 def generate(engine: object, n: int, seed: int) -> list[dict[str, str]]:
@@ -55,7 +63,8 @@ def generate(engine: object, n: int, seed: int) -> list[dict[str, str]]:
         start = rng.randrange(0, max(1, len(words) - 8))
         gold = {"doc": title, "article": article}
         queries.append({"kind": "cloze", "query": f"{name}에서 {' '.join(words[start:start + 8])}", **gold})
-        queries.append({"kind": "title", "query": f"{name}에 따르면 {article_title}은 어떻게 되나요?", **gold})
+        asked = f"{name}에 따르면 {article_title}{_topic(article_title)} 어떻게 되나요?"
+        queries.append({"kind": "title", "query": asked, **gold})
     return queries
 
 
@@ -90,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--save-records", type=Path, help="write this run's rank per query (JSON) here")
     ap.add_argument("--baseline", type=Path, help="ranks of a baseline run (--save-records) to report beside")
-    ap.add_argument("--out", type=Path, default=None, help="also write the report (Markdown) here")
+    ap.add_argument("--baseline-name", default="baseline", help="what the baseline's code is called in the report")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "reports" / "named.md")
     args = ap.parse_args(argv)
     engine = build_engine(Settings(embed_provider=args.embedder).model_copy(update={"data_dir": args.store}))
     queries = generate(engine, args.articles, args.seed)
@@ -100,18 +110,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.save_records.write_text(json.dumps(ranks, ensure_ascii=False, indent=0), "utf-8")
     runs = {"this run": ranks}
     if args.baseline:
-        runs = {"baseline": json.loads(args.baseline.read_text("utf-8")), **runs}
-    lines = [f"Store `{args.store}`, {len(queries)} queries from {args.articles} sampled articles (seed {args.seed}).", ""]
+        runs = {args.baseline_name: json.loads(args.baseline.read_text("utf-8")), **runs}
+    lines = [
+        "# Questions naming their document, generated from the corpus",
+        "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M')}, `benchmarks/named.py`: store `{args.store}`, {len(queries)} queries from "
+        f"{args.articles} sampled articles (seed {args.seed}); the engine's search, top 10, gold = the source article.",
+        "",
+    ]
     lines += table(queries, runs)
     if args.baseline:
-        before = runs["baseline"]
+        before = runs[args.baseline_name]
         moved = [(q, before.get(q["query"]), ranks[q["query"]]) for q in queries if before.get(q["query"]) != ranks[q["query"]]]
         up = sum(1 for _, b, a in moved if (a or 99) < (b or 99))
         lines += ["", f"{len(moved)} queries moved: {up} up, {len(moved) - up} down.", ""]
         lines += [f"- {b} → {a}: {q['query']} ({q['article']})" for q, b, a in moved]
     report = "\n".join(lines) + "\n"
-    if args.out:
-        args.out.write_text(report, "utf-8")
+    args.out.write_text(report, "utf-8")
     print(report)
     return 0
 
