@@ -190,6 +190,7 @@ def test_a_score_asked_with_how_much_is_a_score() -> None:
     # "점수가 얼마" asks for points, not money: a row stating "100점" answers it
     assert [d.name for d in asked_details("오페라 주역을 맡으면 업적평가 점수가 얼마예요?")] == ["점수 / score"]
     assert [d.name for d in asked_details("평점이 최소 얼마여야 장학금을 받나요?")] == ["점수 / score"]
+    assert [d.name for d in asked_details("배점은 대충 얼마예요?")] == ["점수 / score"]  # as "비용은 대충 얼마" is money
     assert [d.name for d in asked_details("장학금은 얼마예요?")] == ["금액 / amount"]
     row = _item(1, "규정 별표 2", "| 평가 기준 | 평가점수 |\n|---|---|\n| 오페라 주역 | 100점 |\n| 전곡 반주 | 50점 |")
     assert extract("오페라 주역을 맡으면 업적평가 점수가 얼마예요?", [row], None).missing == []
