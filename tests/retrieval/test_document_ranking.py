@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from geungeo.retrieval.hybrid import HybridRetriever
 from geungeo.settings import Settings
@@ -55,4 +56,24 @@ def test_a_passage_of_the_document_the_query_is_about_rises_over_a_look_alike(tm
 
     assert first(0.0) == "farm"  # both words: the look-alike leads the fused order of words and meaning
     assert first(settings.document_weight) == "crime"  # 형법 as a whole is what the query is about
+    store.close()
+
+
+def test_a_search_reads_the_documents_version_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the named documents and the document ranking both follow the store's documents: one read of their version
+    settings = Settings(data_dir=tmp_path, embed_provider="fake")
+    store = ChromaStore(settings, SIGNATURE)
+    _document(store, "crime", "형법", [(["사기", "기망"], _unit((0, 1))), (["횡령"], _unit((1, 1)))])
+    store.flush()
+    reads: list[str] = []
+    version = store.documents_version
+
+    def counted() -> str:
+        reads.append(version())
+        return reads[-1]
+
+    monkeypatch.setattr(store, "documents_version", counted)
+    retriever = HybridRetriever(store, FakeEmbedder(DIM), settings)
+    assert retriever.search("형법상 사기", k=2, vector=_unit((0, 1)))[0].chunk.doc_id == "crime"
+    assert len(reads) == 1
     store.close()

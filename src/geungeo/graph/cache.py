@@ -79,7 +79,7 @@ class AnswerCache:
         self.store = store
         self.threshold = threshold
         self._lock = threading.Lock()
-        self._corpus = UntilChanged(store.documents_version, lambda: corpus_version(store))
+        self._corpus = UntilChanged(store.read_version, lambda: corpus_version(store))
         self._db = open_db(
             path,
             "CREATE TABLE IF NOT EXISTS answers_v2 (corpus TEXT, scope TEXT, question TEXT, model TEXT, vec BLOB, "

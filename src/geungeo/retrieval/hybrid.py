@@ -84,10 +84,17 @@ class HybridRetriever:
         mode: Mode = "hybrid",
         vector: np.ndarray | None = None,
     ) -> list[Hit]:
-        """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score.
+        """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score; the store is read
+        as one version (:meth:`~geungeo.stores.base.ChunkStore.one_read`).
 
         In hybrid mode with the learned reranker on, the best ``rerank_candidates`` fused hits are put in its order.
         """
+        with self.store.one_read():
+            return self._search(query, k, where, mode, vector)
+
+    def _search(
+        self, query: str, k: int | None, where: Filter | None, mode: Mode, vector: np.ndarray | None
+    ) -> list[Hit]:
         # The user's limit applies to what the user sent (the services check it); a query composed from a question
         # (its lexicon terms, a follow-up's topic added) may be longer, so the retriever only bounds it at twice that.
         q = check_query(query, 2 * self.settings.max_query_chars)

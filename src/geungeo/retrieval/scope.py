@@ -209,7 +209,7 @@ class StoredDocuments:
 
     def __init__(self, store: ChunkStore) -> None:
         self.store = store
-        self._current = UntilChanged(store.documents_version, self._build)
+        self._current = UntilChanged(store.read_version, self._build)
 
     def current(self) -> tuple[list[DocumentRecord], DocumentScope]:
         """The documents now and their matcher, built again only when the store's documents change (its

@@ -13,6 +13,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -30,9 +31,13 @@ T = TypeVar("T")
 WriteGuard = Callable[[], AbstractContextManager[object]]
 """What a store's writes are made under (a service's writer lock), so that readers wait for one step at most."""
 
+# The documents' versions read during the current :meth:`ChunkStore.one_read`, by store (None outside one).
+_ONE_READ: ContextVar[dict[int, str] | None] = ContextVar("geungeo_one_read", default=None)
+
+
 class UntilChanged(Generic[T]):
     """A value derived from a store's documents (the list itself, a name index, a digest), derived again
-    (``derive``) only when the store's ``version`` (:meth:`ChunkStore.documents_version`) has changed."""
+    (``derive``) only when the store's ``version`` (:meth:`ChunkStore.read_version`) has changed."""
 
     def __init__(self, version: Callable[[], str], derive: Callable[[], T]) -> None:
         self.version, self.derive = version, derive
@@ -123,6 +128,30 @@ class ChunkStore(ABC):
         for d in sorted(self.documents(), key=lambda d: d.doc_id):
             digest.update(f"{d.doc_id}:{d.content_hash}:{d.ingested_at}\n".encode())
         return digest.hexdigest()
+
+    @contextmanager
+    def one_read(self) -> Iterator[None]:
+        """One read of the store (a search, the searches of one question): inside, :meth:`read_version` reads the
+        documents' version once, however many derived values (the documents, their names, their vectors) are looked
+        up. Nested, the outer read's; a thread started inside takes part when it runs in a copy of this context
+        (:func:`contextvars.copy_context`)."""
+        if _ONE_READ.get() is not None:
+            yield
+            return
+        token = _ONE_READ.set({})
+        try:
+            yield
+        finally:
+            _ONE_READ.reset(token)
+
+    def read_version(self) -> str:
+        """:meth:`documents_version`, read once per :meth:`one_read` (on PostgreSQL a query of its own)."""
+        seen = _ONE_READ.get()
+        if seen is None:
+            return self.documents_version()
+        if id(self) not in seen:
+            seen[id(self)] = self.documents_version()
+        return seen[id(self)]
 
     @abstractmethod
     def document_vectors(self) -> DocumentVectors:

@@ -92,10 +92,10 @@ class ChromaStore(ChunkStore):
         self._ingestions = 0  # ingestions of this process writing now (their flush rebuilds the BM25 index)
         self._ingestions_lock = threading.Lock()
         self._vectors: int | None = None  # vectors in the collection; None after a write
-        self._documents = UntilChanged(self.documents_version, lambda: self.catalog.documents("complete"))
+        self._documents = UntilChanged(self.read_version, lambda: self.catalog.documents("complete"))
         # the documents' mean directions, over the chunks the derived indexes hold (rebuilt after the documents change)
         self._document_vectors = UntilChanged(
-            lambda: f"{self.documents_version()} indexed {self._derived.sparse.generation}", self._read_document_vectors
+            lambda: f"{self.read_version()} indexed {self._derived.sparse.generation}", self._read_document_vectors
         )
 
     def _check_signature(self, signature: IndexSignature) -> None:

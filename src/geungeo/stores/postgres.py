@@ -89,8 +89,8 @@ class PostgresStore(ChunkStore):
             prepared = prepare(conn, self.schema, signature, self.where)
         self.signature = signature
         self._iterative_scan = prepared.iterative_scan
-        self._documents = UntilChanged(self.documents_version, self._read_documents)
-        self._document_vectors = UntilChanged(self.documents_version, self._read_document_vectors)
+        self._documents = UntilChanged(self.read_version, self._read_documents)
+        self._document_vectors = UntilChanged(self.read_version, self._read_document_vectors)
         search_path = sql.SQL("SET search_path TO {}, {}").format(
             sql.Identifier(self.schema), sql.Identifier(prepared.extension_schema)
         )

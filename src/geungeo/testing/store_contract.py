@@ -281,6 +281,35 @@ class StoreContract:
         writer.close()
         reader.close()
 
+    def test_one_read_reads_the_documents_version_once(
+        self, make_store: MakeStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # a search looks up the documents, their names and their vectors, each kept until the version changes: inside
+        # one read the version is read once (on PostgreSQL each read is a query), and the next read sees a write
+        reader, writer = make_store(SIGNATURE), make_store(SIGNATURE)
+        self._fill(writer)
+        reads: list[str] = []
+        version = reader.documents_version
+
+        def counted() -> str:
+            reads.append(version())
+            return reads[-1]
+
+        monkeypatch.setattr(reader, "documents_version", counted)
+        with reader.one_read():
+            assert len(reader.documents()) == 3 and len(reader.document_vectors().doc_ids) == 3
+            with reader.one_read():  # nested: the same read
+                reader.documents()
+            assert len(reads) == 1
+        writer.delete_document("d3")
+        with reader.one_read():  # (the vectors follow once the indexes do: on Chroma, rebuilt in the background)
+            assert len(reader.documents()) == 2 and reader.document_vectors() is not None
+        assert len(reads) == 2
+        reader.documents()  # outside a read: each look-up reads the version
+        assert len(reads) == 3
+        writer.close()
+        reader.close()
+
     def test_document_vectors_are_the_mean_direction_of_each_documents_chunks(self, make_store: MakeStore) -> None:
         reader, writer = make_store(SIGNATURE), make_store(SIGNATURE)
         self._fill(writer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 
 from pydantic import BaseModel
 
@@ -32,6 +33,13 @@ def next_queries(state: GraphState) -> list[str]:
 
 
 def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
+    """This round's searches, the articles the question cites, the duties a sanction question points to and the
+    reviewed corrections that match, merged into the candidates; the store read as one version throughout."""
+    with ctx.engine.store.one_read():
+        return _retrieve(state, ctx, tracker)
+
+
+def _retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     queries = next_queries(state)
     filters = state.get("filters")
     where = parse_filter(filters) if filters else None
@@ -40,8 +48,8 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     def search(query: str) -> list[Hit]:
         return ctx.engine.search(query, k=k, where=where)
 
-    with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:
-        results = list(pool.map(search, queries))
+    with ThreadPoolExecutor(max_workers=min(4, max(1, len(queries)))) as pool:  # each in a copy of this context
+        results = [task.result() for task in [pool.submit(copy_context().run, search, q) for q in queries]]
     pool_by_id = {c.chunk_id: c for c in state.get("candidates", [])}
     question = state.get("standalone") or state["question"]
     # The articles the question cites in the document it names ("근로기준법 제60조에 따르면 …") are evidence whatever
