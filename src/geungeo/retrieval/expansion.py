@@ -207,4 +207,3 @@ def without_names(terms: list[str], names: Sequence[str]) -> list[str]:
         else:
             kept.append(term)
     return kept or terms
-
