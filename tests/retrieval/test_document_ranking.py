@@ -12,7 +12,7 @@ from geungeo.settings import Settings
 from geungeo.stores.base import ChunkStore
 from geungeo.stores.chroma import ChromaStore
 from geungeo.testing.fakes import FakeEmbedder
-from geungeo.testing.store_contract import DIM, SIGNATURE
+from geungeo.testing.store_contract import DIM, SIGNATURE, version_reads
 from geungeo.types import Chunk, DocumentRecord, chunk_id
 
 
@@ -65,14 +65,7 @@ def test_a_search_reads_the_documents_version_once(tmp_path: Path, monkeypatch: 
     store = ChromaStore(settings, SIGNATURE)
     _document(store, "crime", "형법", [(["사기", "기망"], _unit((0, 1))), (["횡령"], _unit((1, 1)))])
     store.flush()
-    reads: list[str] = []
-    version = store.documents_version
-
-    def counted() -> str:
-        reads.append(version())
-        return reads[-1]
-
-    monkeypatch.setattr(store, "documents_version", counted)
+    reads = version_reads(store, monkeypatch)
     retriever = HybridRetriever(store, FakeEmbedder(DIM), settings)
     assert retriever.search("형법상 사기", k=2, vector=_unit((0, 1)))[0].chunk.doc_id == "crime"
     assert len(reads) == 1

@@ -69,6 +69,20 @@ def article_doc(doc_id: str, title: str, articles: list[tuple[str, str]], *, kin
     return record, chunks, vectors, [["조문"] for _ in chunks]
 
 
+def version_reads(store: ChunkStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The versions ``store`` reads from now on (:meth:`~geungeo.stores.base.ChunkStore.documents_version`), one
+    entry a read."""
+    reads: list[str] = []
+    version = store.documents_version
+
+    def counted() -> str:
+        reads.append(version())
+        return reads[-1]
+
+    monkeypatch.setattr(store, "documents_version", counted)
+    return reads
+
+
 class HeldGuard:
     """A write guard (a server's writer lock) that tells whether it is held: what a test checks a step ran under."""
 
@@ -288,14 +302,7 @@ class StoreContract:
         # one read the version is read once (on PostgreSQL each read is a query), and the next read sees a write
         reader, writer = make_store(SIGNATURE), make_store(SIGNATURE)
         self._fill(writer)
-        reads: list[str] = []
-        version = reader.documents_version
-
-        def counted() -> str:
-            reads.append(version())
-            return reads[-1]
-
-        monkeypatch.setattr(reader, "documents_version", counted)
+        reads = version_reads(reader, monkeypatch)
         with reader.one_read():
             assert len(reader.documents()) == 3 and len(reader.document_vectors().doc_ids) == 3
             with reader.one_read():  # nested: the same read
