@@ -149,12 +149,14 @@ NodeFn = Callable[[GraphState, GraphContext, Tracker], Update]
 
 
 def as_node(name: str, fn: NodeFn, ctx: GraphContext) -> Callable[[GraphState], Update]:
-    """A LangGraph node: runs ``fn`` and appends its flow step (seconds, LLM calls, notes)."""
+    """A LangGraph node: runs ``fn`` (the store read as one version, :meth:`~geungeo.stores.base.ChunkStore.one_read`)
+    and appends its flow step (seconds, LLM calls, notes)."""
 
     def run(state: GraphState) -> Update:
         tracker = Tracker(deadline=state.get("deadline"), llm_failure=state.get("llm_failure", ""))
         started = time.perf_counter()
-        update = fn(state, ctx, tracker)
+        with ctx.engine.store.one_read():
+            update = fn(state, ctx, tracker)
         if tracker.llm_failure and tracker.llm_failure != state.get("llm_failure", ""):
             update["llm_failure"] = tracker.llm_failure
         step = FlowStep(

@@ -33,13 +33,6 @@ def next_queries(state: GraphState) -> list[str]:
 
 
 def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
-    """This round's searches, the articles the question cites, the duties a sanction question points to and the
-    reviewed corrections that match, merged into the candidates; the store read as one version throughout."""
-    with ctx.engine.store.one_read():
-        return _retrieve(state, ctx, tracker)
-
-
-def _retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     queries = next_queries(state)
     filters = state.get("filters")
     where = parse_filter(filters) if filters else None
