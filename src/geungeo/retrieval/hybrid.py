@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -13,6 +14,7 @@ from geungeo.errors import QueryError
 from geungeo.filters import And, Filter, In
 from geungeo.retrieval.expansion import lexicon_for, query_terms, without_names
 from geungeo.retrieval.fusion import rrf, zscore_fusion
+from geungeo.retrieval.quotes import quoted
 from geungeo.retrieval.ranker import LearnedRanker, load_ranker
 from geungeo.retrieval.scope import StoredDocuments
 from geungeo.settings import Settings
@@ -152,4 +154,19 @@ class HybridRetriever:
         hits.sort(key=lambda h: h.score, reverse=True)
         if ranker is not None:
             hits = ranker.rerank(q, hits[:pool]) + hits[pool:]
+        if mode == "hybrid":
+            hits = _quoted_first(q, hits, naming.names)
         return hits[:k]
+
+
+def _quoted_first(query: str, hits: list[Hit], names: Sequence[str]) -> list[Hit]:
+    """The passages ``query`` quotes (:func:`~geungeo.retrieval.quotes.quoted`; the document ``names`` it writes are
+    no part of a quote) first, each scored as the best hit: a question made of a passage's own words asks for it."""
+    quotes = quoted(query, [h.chunk.text for h in hits], names)
+    if not any(quotes) or not hits:
+        return hits
+    best = hits[0].score
+    first = [h for h, q in zip(hits, quotes, strict=True) if q]
+    for hit in first:
+        hit.score = max(hit.score, best)
+    return first + [h for h, q in zip(hits, quotes, strict=True) if not q]
