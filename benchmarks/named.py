@@ -1,9 +1,11 @@
-"""Questions that name their document, generated from the corpus: does the passage that answers come first?
+"""Questions naming their document, and quotes, generated from the corpus: does the passage they come from lead?
 
 People often name the statute or regulation they mean ("근로기준법에 따르면 …", "수강신청규정상 …"); the shared
-sets hold only 31 such questions. This benchmark writes its own from the ingested store, none from the shared
+sets hold only 31 such questions, and none that quotes a passage's own words, as a person pasting a sentence to find
+its source does. This benchmark writes its own from the ingested store, none from the shared
 questions: for a seeded sample of articles, a cloze query (the document's name, then eight words of one of the
-article's sentences) and a title query (the name, then the article's title), with that article as gold. It reports
+article's sentences), the same eight words alone (a quote, no name) and a title query (the name, then the article's
+title), with that article as gold. It reports
 R@1 / R@5 / R@10 and MRR of the engine's search per kind, and with ``--baseline`` the records of another code's run
 (``PYTHONPATH=…/src … --save-records before.json``) beside this one, with the queries that moved; the report goes
 to ``benchmarks/reports/named.md``.
@@ -62,7 +64,9 @@ def generate(engine: object, n: int, seed: int) -> list[dict[str, str]]:
             continue
         start = rng.randrange(0, max(1, len(words) - 8))
         gold = {"doc": title, "article": article}
-        queries.append({"kind": "cloze", "query": f"{name}에서 {' '.join(words[start:start + 8])}", **gold})
+        fragment = " ".join(words[start : start + 8])
+        queries.append({"kind": "cloze", "query": f"{name}에서 {fragment}", **gold})
+        queries.append({"kind": "quote, no name", "query": fragment, **gold})
         asked = f"{name}에 따르면 {article_title}{_topic(article_title)} 어떻게 되나요?"
         queries.append({"kind": "title", "query": asked, **gold})
     return queries
@@ -112,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.baseline:
         runs = {args.baseline_name: json.loads(args.baseline.read_text("utf-8")), **runs}
     lines = [
-        "# Questions naming their document, generated from the corpus",
+        "# Questions naming their document, and quotes, generated from the corpus",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')}, `benchmarks/named.py`: store `{args.store}`, {len(queries)} queries from "
         f"{args.articles} sampled articles (seed {args.seed}); the engine's search, top 10, gold = the source article.",
