@@ -39,6 +39,9 @@ def quoted(question: str, texts: Sequence[str], names: Sequence[str] = ()) -> li
     runs = {tuple(words[i : i + run]) for i in range(len(words) - run + 1)}
     out = []
     for text in texts:
+        if not any(all(word in text for word in r) for r in runs):  # a fast look at the text as it is first
+            out.append(False)
+            continue
         passage = _words(text)
         out.append(any(tuple(passage[i : i + run]) in runs for i in range(len(passage) - run + 1)))
     return out
