@@ -89,7 +89,8 @@ class HybridRetriever:
         """Top-k hits for ``query``, each with per-retriever ranks and scores and the fused score; the store is read
         as one version (:meth:`~geungeo.stores.base.ChunkStore.one_read`).
 
-        In hybrid mode with the learned reranker on, the best ``rerank_candidates`` fused hits are put in its order.
+        In hybrid mode with the learned reranker on, the best ``rerank_candidates`` fused hits are put in its order,
+        and the passages the query quotes come first (:func:`_quoted_first`).
         """
         with self.store.one_read():
             return self._search(query, k, where, mode, vector)
@@ -163,10 +164,10 @@ def _quoted_first(query: str, hits: list[Hit], names: Sequence[str]) -> list[Hit
     """The passages ``query`` quotes (:func:`~geungeo.retrieval.quotes.quoted`; the document ``names`` it writes are
     no part of a quote) first, each scored as the best hit: a question made of a passage's own words asks for it."""
     quotes = quoted(query, [h.chunk.text for h in hits], names)
-    if not any(quotes) or not hits:
+    if not any(quotes):
         return hits
     best = hits[0].score
-    first = [h for h, q in zip(hits, quotes, strict=True) if q]
+    first = [hit for hit, is_quoted in zip(hits, quotes, strict=True) if is_quoted]
     for hit in first:
         hit.score = max(hit.score, best)
-    return first + [h for h, q in zip(hits, quotes, strict=True) if not q]
+    return first + [hit for hit, is_quoted in zip(hits, quotes, strict=True) if not is_quoted]
