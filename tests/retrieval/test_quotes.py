@@ -26,6 +26,14 @@ def test_half_the_question_s_words_in_a_row_quote_a_passage() -> None:
     assert quoted("휴직 원하는", [LEAVE]) == [False]  # fewer than three words quote nothing
 
 
+def test_a_set_phrase_many_passages_state_is_no_quote() -> None:
+    question = "정당한 이유 없이 해고하면 어떻게 되나요?"
+    dismissal = "① 사용자는 근로자에게 정당한 이유 없이 해고, 휴직, 정직, 전직, 감봉, 그 밖의 징벌을 하지 못한다."
+    assert quoted(question, [dismissal, "기타 사항"]) == [True, False]
+    others = [f"제{n}조 누구든지 정당한 이유 없이 그 자료를 제공하여서는 아니 된다." for n in range(3)]
+    assert quoted(question, [dismissal, *others]) == [False] * 4  # four passages state it: a set phrase
+
+
 def test_document_names_and_cited_titles_are_no_part_of_a_quote() -> None:
     citing = "「장애인차별금지 및 권리구제 등에 관한 법률」에 따른 손해배상을 청구할 수 있다."
     question = "장애인차별금지 및 권리구제 등에 관한 법률에 따르면 손해배상은?"
