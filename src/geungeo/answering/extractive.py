@@ -326,14 +326,15 @@ def extract(
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not _overlaps(own_best, chosen):
         chosen.insert(1, own_best)
+    cases = _cases(every)  # the rows of each table and the items of each list of the evidence
     # a table is read by the row the question names ("알파고" in the row "4단계: 거장 … | 딥블루, 알파고")
-    chosen[1:1] = _looked_up(chosen, every, scored, headers, max_supporting)
+    chosen[1:1] = _looked_up(chosen, cases, scored, headers, max_supporting)
     # a list item giving the asked figure is read with the list's first item that gives it (the general case)
     chosen = _each_after(chosen, lambda s: _general_item(s, scored, asked, sanctions))
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
     chosen = _each_after(chosen, lambda s: _rule_of(s, scored, asked, sanctions))
     # a table or list quoted is read by the case whose range holds the question's figure ("60명이면": "50명 이상 75명 미만")
-    chosen = _by_figure(chosen, every, quantities(question))
+    chosen = _by_figure(chosen, cases, quantities(question))
     # (a clause leaving the figure to another instrument reads first, the instrument's figure after it)
     states_asked = any(states(d, first.text, sanctions=sanctions, weakly=False) for d in asked)
     if asked and not DELEGATION.search(first.text) and not states_asked:
@@ -356,7 +357,12 @@ def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence
     return out
 
 
-def _cases(every: list[Sentence]) -> dict[tuple[int, int | str], list[Sentence]]:
+Cases = dict[tuple[int, int | str], list[Sentence]]
+"""The parallel cases of each table (its rows) and each list (its items under one lead), by passage and table number
+or lead."""
+
+
+def _cases(every: list[Sentence]) -> Cases:
     """The parallel cases of each table (its rows) and each list (its items under one lead) of the evidence, keyed
     by passage and table number or lead."""
     cases: dict[tuple[int, int | str], list[Sentence]] = {}
@@ -367,7 +373,7 @@ def _cases(every: list[Sentence]) -> dict[tuple[int, int | str], list[Sentence]]
 
 
 def _looked_up(
-    chosen: list[Sentence], every: list[Sentence], scored: list[Sentence], headers: dict[int, set[str]], k: int
+    chosen: list[Sentence], cases: Cases, scored: list[Sentence], headers: dict[int, set[str]], k: int
 ) -> list[Sentence]:
     """Up to ``k`` rows the question names of the tables of the answering provision (``chosen[0]``'s) that no quoted
     clause is a row of: a row that alone among its table's rows states a word of the question that no quoted clause
@@ -379,7 +385,7 @@ def _looked_up(
     on_topic = {id(s) for s in scored}
     said = set().union(*(s.covers for s in chosen))
     found: list[Sentence] = []
-    for (n, table), rows in _cases(every).items():
+    for (n, table), rows in cases.items():
         if rows[0].table is None or rows[0].item.label != label or (n, table) in quoted:
             continue
         stating = Counter(word for row in rows for word in row.covers)  # how many of the rows state each word
@@ -391,14 +397,14 @@ def _looked_up(
     return found
 
 
-def _by_figure(chosen: list[Sentence], every: list[Sentence], figures: Sequence[Quantity]) -> list[Sentence]:
+def _by_figure(chosen: list[Sentence], cases: Cases, figures: Sequence[Quantity]) -> list[Sentence]:
     """``chosen`` with the tables and lists it quotes read by the row or item whose range holds one of the ``figures``
     the question states, when exactly one of its bounded cases does ("수강인원이 60명이면": the row "50명 이상 75명
     미만", not "75명 이상"; "8주 지나서": "30일이 지난 날부터 60일 까지"). A case whose range does not hold the figure
     gives way to that one, and a clause quoting the whole table or list quotes its lead with that case alone."""
     out = list(chosen)
-    for cases in _cases(every).values() if figures else ():
-        bounds = [(case, ranges(case.words)) for case in cases]
+    for parallel in cases.values() if figures else ():
+        bounds = [(case, ranges(case.words)) for case in parallel]
         for figure in figures:
             bounded = [case for case, bound in bounds if figure.measure in bound]
             holding = [case for case, bound in bounds if figure.measure in bound and bound[figure.measure].holds(figure)]
