@@ -132,6 +132,29 @@ def test_a_table_or_list_is_read_by_the_case_whose_range_holds_the_question_figu
     assert "2. 혈중알코올농도가 0.08퍼센트 이상" in drunk and "1. 혈중알코올농도가 0.2퍼센트 이상인" not in drunk
 
 
+def test_a_figure_the_question_states_needs_a_provision_drawing_a_line_on_it() -> None:
+    # "만 66세면" sets the case by an age: a passage naming 기초연금 but no age does not answer it
+    pension = _item(1, "법 제91조의3", "② 진폐보상연금은 진폐장해연금과 기초연금을 합산한 금액으로 한다.")
+    ex = extract("만 66세면 기초연금 받을 수 있나요?", [pension], None)
+    assert ex.unbounded == ["66세"] and not ex.answers(0.0)
+    aged = _item(2, "법 제3조", "① 기초연금은 65세 이상인 사람으로서 소득인정액이 선정기준액 이하인 사람에게 지급한다.")
+    ex = extract("만 66세면 기초연금 받을 수 있나요?", [aged, pension], None)
+    assert ex.unbounded == [] and ex.answers(0.0)
+    # a score written with a decimal point is one figure, not "2점" after a sentence "… 3."
+    review = _item(1, "규정 제5조", "① 강의평가 평가점수는 5.00을 만점으로 하여 산술평균한다.")
+    assert extract("강의평가 점수가 3.2점이면 어떻게 되나요?", [review], None).unbounded == ["3.2점"]
+    warned = _item(2, "규정 제8조", "② 강의평가 점수가 3.5점 미만인 전임교원에게는 경고장을 발송한다.")
+    assert extract("강의평가 점수가 3.2점이면 어떻게 되나요?", [warned, review], None).unbounded == []
+    # a figure told before the question sets nothing, and a duration tells the story
+    job = _item(1, "법 제32조", "근로자를 모집하는 자는 구직자로부터 그 모집과 관련하여 금품을 받아서는 아니 된다.")
+    assert extract("면접 갔더니 30만원을 먼저 내래요. 이런 돈 받아도 되는 건가요?", [job], None).unbounded == []
+    goods = _item(1, "법 제16조", "소비자는 재화등의 공급이 이루어지지 아니한 경우 할부금의 지급을 거절할 수 있다.")
+    assert extract("배송일이 2주나 지났는데 할부금은 안 내도 되나요?", [goods], None).unbounded == []
+    # the graph's state keeps it
+    ex = extract("만 66세면 기초연금 받을 수 있나요?", [pension], None)
+    assert Extract.from_state(ex.to_state(), [pension]).unbounded == ["66세"]
+
+
 def test_english_question_scores_on_its_korean_glossary_terms() -> None:
     lexicon = load_lexicon()
     ex = extract("How many days of annual paid leave does a worker get?", EVIDENCE, lexicon)

@@ -23,3 +23,11 @@ def test_a_refusal_names_the_missing_figure_with_the_right_particle() -> None:
     item = EvidenceItem(n=1, chunk_id="c1", doc_id="d", label="계획 Ⅱ", doc="계획", text="추진 과제를 정한다.")
     assert "묻는 개수를 정하고" in refusal_text("과제는 몇 개인가요?", [item], ["개수 / count"])
     assert "묻는 금액을 정하고" in refusal_text("비용은 얼마인가요?", [item], ["금액 / amount"])
+
+
+def test_a_refusal_names_the_figure_of_the_question_no_provision_draws_a_line_for() -> None:
+    item = EvidenceItem(n=1, chunk_id="c1", doc_id="d", label="법 제91조의3", doc="법", text="기초연금을 합산한다.")
+    text = refusal_text("만 66세면 기초연금 받을 수 있나요?", [item], ["66세"], reason="unbounded")
+    assert text == "근거 부족: 관련 조문(법 제91조의3)은 찾았지만 질문의 66세에 해당하는 기준은 정하고 있지 않습니다."
+    english = refusal_text("Can I get the basic pension at 66?", [item], ["66세"], reason="unbounded")
+    assert english.endswith("related provisions were found (법 제91조의3) but none draws a line for 66세.")

@@ -179,13 +179,13 @@ _TOLD = re.compile(r"(몇|며칠|얼마)[^?？.!,]{0,20}?(는데|은데|인데|�
 
 # A sentence of the question followed by another: the question marks and endings that make it ask something, a
 # figure word with the copula ("며칠이에요.", "얼마예요."), and a last sentence asking to be told what comes before it.
-_SENTENCE = re.compile(r"[^.!?？ㅠㅜ]+(?:[.!?？ㅠㅜ~]+|$)")
+_SENTENCE = re.compile(r"(?:[^.!?？ㅠㅜ]|(?<=\d)\.(?=\d))+(?:[.!?？ㅠㅜ~]+|$)")  # "3.2점" is one sentence
 _ASKING_END = re.compile(r"([?？]|(나요|까요|가요|니까|는지|을까|ㄹ까|냐|니|죠|지요|나|어때)\s*[.!~]*)\s*$")
 _ASKING_COPULA = re.compile(r"(몇\s*\S{0,3}|며칠|얼마)\s*(이에요|예요|이야|야|인지|일까|이죠|인가|입니까|이었|였)")
 _TELL_ME = re.compile(r"알려|가르쳐|말해|설명해")
 
 
-def _told_sentences(question: str) -> str:
+def asking_part(question: str) -> str:
     """``question`` without its sentences that tell rather than ask, before the one that asks: "며칠" in "수업을 며칠
     빠져야 해요ㅠ 출석으로 인정받을 수 있나요?" is "a few days", not what is asked."""
     sentences = [m.group(0) for m in _SENTENCE.finditer(question) if m.group(0).strip()]
@@ -197,6 +197,6 @@ def _told_sentences(question: str) -> str:
 
 def asked_details(question: str) -> list[Detail]:
     """The kinds of figure ``question`` asks for (not those it tells as background)."""
-    asking = _TOLD.sub(" ", _told_sentences(question))
+    asking = _TOLD.sub(" ", asking_part(question))
     terms = set(bm25_terms(asking, compounds=False))
     return [d for d in DETAILS if d.asked(asking, terms)]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geungeo.answering.clauses import carried_lead, clauses
-from geungeo.answering.details import Detail, asked_details, asks_cases, states
+from geungeo.answering.details import Detail, asked_details, asking_part, asks_cases, states
 from geungeo.answering.models import EvidenceItem
 from geungeo.answering.quantities import Quantity, quantities, ranges
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
@@ -63,17 +63,19 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Extract:
-    """Chosen clauses (the answering one first), the evidence score in [0, 1] and the asked-for figures no clause
-    states."""
+    """Chosen clauses (the answering one first), the evidence score in [0, 1], the asked-for figures no clause
+    states and the figures the question states whose measure no quoted provision bounds (:func:`unbounded`)."""
 
     sentences: list[Sentence]
     score: float
     missing: list[str]
+    unbounded: list[str] = field(default_factory=list)
 
     def answers(self, min_score: float) -> bool:
         """Whether the evidence supports an extractive answer (else 근거 부족): a clause shares a word with the
-        question, the score reaches ``min_score`` and every asked figure is stated."""
-        return self.covered and self.score >= min_score and not self.missing
+        question, the score reaches ``min_score``, every asked figure is stated and every figure the question states
+        falls under a rule the quoted provisions draw."""
+        return self.covered and self.score >= min_score and not self.missing and not self.unbounded
 
     @property
     def covered(self) -> bool:
@@ -89,6 +91,7 @@ class Extract:
         return {
             "score": self.score,
             "missing": self.missing,
+            "unbounded": self.unbounded,
             "sentences": [[s.item.n, s.text, s.coverage, s.table] for s in self.sentences],
         }
 
@@ -100,7 +103,7 @@ class Extract:
             for n, text, coverage, *table in data["sentences"]
             if n in by_n
         ]
-        return cls(sentences, data["score"], list(data["missing"]))
+        return cls(sentences, data["score"], list(data["missing"]), list(data.get("unbounded", [])))
 
     def render(self, lead: str = "") -> str:
         """The answer text: one bullet per cited provision (the answering one first), its clauses in the order the
@@ -343,7 +346,26 @@ def extract(
     if penalty is not None and penalty in chosen:  # asked what breaking it costs: the sanction is the answer
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
-    return Extract(chosen, round(score, 4), missing)
+    return Extract(chosen, round(score, 4), missing, unbounded(question, chosen))
+
+
+# What a question's durations and dates measure: they tell its story ("배송일이 2주나 지났는데", "5년 동안",
+# "1월 1일부터") more often than they set the case asked about.
+_STORY_MEASURE = "days"
+
+
+def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
+    """The figures the asking part of ``question`` states (an age, hours, a headcount, an amount, a score …; not a
+    duration or a date, which tell the story) whose measure no passage of the ``chosen`` clauses bounds: a question
+    setting the case by a figure ("만 66세면 기초연금 받을 수 있나요?", "직원 4명인 가게도 연차휴가를 줘야 하나요?", "주
+    14시간 일한 알바도 퇴직금 받나요?") is not answered by a provision drawing no line on what that figure measures,
+    however many of its words it shares. A figure told in a sentence before the question ("…30만원을 먼저 내래요. 이런
+    돈 받아도 되는 건가요?") sets nothing."""
+    figures = [q for q in quantities(asking_part(question)) if q.measure != _STORY_MEASURE]
+    if not figures:
+        return []
+    bounded = {measure for s in chosen for text in (s.text, s.item.text) for measure in ranges(text)}
+    return list(dict.fromkeys(q.written for q in figures if q.measure not in bounded))
 
 
 def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence | None]) -> list[Sentence]:

@@ -92,10 +92,10 @@ def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
     return max(items, key=lambda e: (squash(claim) in squash(e.text), len(words & set(e.text.split()))))
 
 
-RefusalReason = Literal["empty", "unheld", "nothing", "unstated", "weak"]
+RefusalReason = Literal["empty", "unheld", "nothing", "unstated", "unbounded", "weak"]
 """Why an answer is 근거 부족: the store holds no documents; the question cites documents the store does not hold;
 nothing found that bears on the question; related provisions found that do not state the figure asked for; related
-provisions found that do not answer it."""
+provisions found that draw no line on a figure the question states; related provisions found that do not answer it."""
 
 
 def refusal_text(
@@ -108,7 +108,8 @@ def refusal_text(
 ) -> str:
     """ "근거 부족" with its reason: an empty store, documents cited that the store does not hold (``missing``, with
     the closest stored titles as ``related``), nothing found, or the related provisions found (``related`` labels,
-    else the closest passages) and, when known, the figure they do not state."""
+    else the closest passages) and, when known, the figure they do not state or the figures of the question (``missing``
+    with ``unbounded``) they draw no line for."""
     reason = reason or ("unstated" if missing else "weak" if evidence else "nothing")
     near = ", ".join(list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3])
     en = question_language(question) == "en"
@@ -127,6 +128,12 @@ def refusal_text(
         if en:
             return f"{REFUSAL} (insufficient evidence): nothing in the documents bears on this question."
         return f"{REFUSAL}: 등록된 문서에서 이 질문과 관련된 내용을 찾지 못했습니다."
+    if reason == "unbounded" and missing:
+        figures = ", ".join(missing)
+        if en:
+            found = f"related provisions were found ({near})"
+            return f"{REFUSAL} (insufficient evidence): {found} but none draws a line for {figures}."
+        return f"{REFUSAL}: 관련 조문({near})은 찾았지만 질문의 {figures}에 해당하는 기준은 정하고 있지 않습니다."
     if en:
         what = ", ".join(m.split(" / ")[1] for m in missing) if missing else ""
         stated = f"do not state the {what} asked for" if reason == "unstated" and what else "do not answer it"
@@ -290,8 +297,10 @@ def _extractive(
         question, evidence, lexicon, settings, request.similarity, request.topic, request.subject
     )
     if not ex.answers(settings.min_evidence_score):
-        reason: RefusalReason = "nothing" if not ex.covered else "unstated" if ex.missing else "weak"
-        text = refusal_text(question, evidence, ex.missing, reason=reason, related=ex.related())
+        reason: RefusalReason = (
+            "nothing" if not ex.covered else "unstated" if ex.missing else "unbounded" if ex.unbounded else "weak"
+        )
+        text = refusal_text(question, evidence, ex.missing or ex.unbounded, reason=reason, related=ex.related())
         yield from word_tokens(text)
         return Composed(text, [], True, "extractive", note=f"evidence score {ex.score:.2f}")
     lead = "Relevant provisions (quoted from the documents):" if question_language(question) == "en" else "문서에 따르면:"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # unit → (what it measures, how many of the measure's base unit it is)
 _UNITS: dict[str, tuple[str, float]] = {
@@ -56,10 +56,11 @@ _BOUNDS: tuple[tuple[re.Pattern[str], bool, bool], ...] = (
 
 @dataclass(frozen=True)
 class Quantity:
-    """A figure in the base unit of what it measures (days for "8주")."""
+    """A figure in the base unit of what it measures (days for "8주"), and as the text wrote it."""
 
     measure: str
     value: float
+    written: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -97,18 +98,18 @@ def _value(amount: str) -> float:
     return total + group + section + current
 
 
-def _in_base(value: float, unit: str) -> Quantity | None:
+def _in_base(value: float, unit: str, written: str = "") -> Quantity | None:
     if unit == "년" and value >= 1900 and value.is_integer():  # a date ("2024년"), not a number of years
         return None
     measure, factor = _UNITS[unit]
-    return Quantity(measure, value * factor)
+    return Quantity(measure, value * factor, written)
 
 
 def quantities(text: str) -> list[Quantity]:
     """The quantities ``text`` states, bounds or not ("60명이면", "8주 지나서")."""
     out: list[Quantity] = []
     for m in _QUANTITY.finditer(text):
-        if m["unit1"] is not None and (q := _in_base(_value(m["one"]), m["unit1"])):
+        if m["unit1"] is not None and (q := _in_base(_value(m["one"]), m["unit1"], "".join(m["one"].split()) + m["unit1"])):
             out.append(q)
     return out
 
