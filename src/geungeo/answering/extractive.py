@@ -364,7 +364,8 @@ def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
     figures = [q for q in quantities(asking_part(question)) if q.measure != _STORY_MEASURE]
     if not figures:
         return []
-    bounded = {measure for s in chosen for text in (s.text, s.item.text) for measure in ranges(text)}
+    passages = {text for s in chosen for text in (s.text, s.item.text)}
+    bounded = {measure for text in passages for measure in ranges(text)}
     return list(dict.fromkeys(q.written for q in figures if q.measure not in bounded))
 
 
