@@ -116,7 +116,9 @@ def retired(entries: Sequence[Entry], ids: Iterable[str] | None = None) -> froze
     return frozenset(_key(e.word) for e in entries if e.total(ids) < -1e-9)
 
 
-def split_half(entries: Sequence[Entry], searches: Searches, shared: Sequence[Question], scenarios: Sequence[Question]):
+def split_half(
+    entries: Sequence[Entry], searches: Searches, shared: Sequence[Question], scenarios: Sequence[Question]
+) -> tuple[float, float, float]:
     """Held-out MRR of the whole lexicon and of the lexicon less what the rule retires on the other half (and the
     scenarios), and the mean number of entries retired, over ``SPLITS`` random splits both ways."""
     whole, audited, counts = [], [], []
@@ -184,8 +186,8 @@ def render(
         row(["---"] * 3),
     ]
     for name, removed in (("whole", frozenset()), ("less the retired", out_all), ("off", None)):
-        cells = [searches.scores(qs, removed) for qs in (shared, groups["scen"])]
-        lines.append(row([name, *(f"{a:.3f} / {b:.3f} · {c:.3f}" for a, b, c in cells)]))
+        figures = [searches.scores(qs, removed) for qs in (shared, groups["scen"])]
+        lines.append(row([name, *(f"{a:.3f} / {b:.3f} · {c:.3f}" for a, b, c in figures)]))
     lines += [
         "",
         "(Scenario questions count a rank only when every gold provision is in, as `scenarios.py` does.)",
