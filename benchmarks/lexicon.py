@@ -7,10 +7,10 @@ gold's reciprocal rank is the entry's effect on the question. Questions: the ans
 (``../shared/questions``: laws, regulations, documents), shown in two halves by a seeded draw on their id, and the
 scenario questions (``benchmarks/data/scenarios.jsonl``), written after the lexicon and never used to pick an entry.
 
-Retirement rule, fixed before any run: an entry whose effects, summed over the questions it fires on, are negative
-(it costs those questions more than it gives them) is retired. Its split-half estimate: the rule applied to one random
-half of the shared questions and the scenarios, the lexicon less the entries it retires scored on the other half
-against the whole lexicon, over 20 random splits, both ways. Also the whole lexicon off. Writes
+Retirement rule (the one rule tried, no threshold): an entry whose effects, summed over the questions it fires on,
+are negative (it costs those questions more than it gives them) is retired. Its split-half estimate: the rule applied
+to one random half of the shared questions and the scenarios, the lexicon less the entries it retires scored on the
+other half against the whole lexicon, over 20 random splits, both ways. Also the whole lexicon off. Writes
 ``benchmarks/reports/lexicon.md``.
 
     .venv/bin/python benchmarks/lexicon.py --store benchmarks/.work/f8/e5-onnx
@@ -168,7 +168,7 @@ def render(
         "entry's effect on a question is the gold's reciprocal rank with the whole lexicon minus without that entry.",
         "",
         f"{len(entries)} entries fire on at least one question; {len(synonyms) - len(entries)} fire on none (no "
-        "evidence either way: kept). Rule, fixed before the run: an entry whose effects on the questions it fires on "
+        "evidence either way: kept). Rule (the one tried, no threshold): an entry whose effects on the questions it fires on "
         f"sum below zero is retired. On all the questions it retires {len(out_all)}.",
         "",
         "## The rule's split-half estimate",
