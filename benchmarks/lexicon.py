@@ -32,6 +32,7 @@ from pathlib import Path
 
 from geungeo.engine import Engine, build_engine
 from geungeo.evaluation import Question, first_correct_rank, load_questions
+from geungeo.retrieval.expansion import load_lexicon
 from geungeo.retrieval.hybrid import HybridRetriever
 from geungeo.settings import Settings
 from geungeo.text.normalize import nfc, squash
@@ -45,12 +46,8 @@ K = 10
 
 
 def _key(word: str) -> str:
+    """A lexicon file's key as the loaded lexicon holds it (:func:`~geungeo.retrieval.expansion.load_lexicon`)."""
     return squash(nfc(word)).lower()
-
-
-def fires(word: str, question: str) -> bool:
-    """Whether a lexicon entry's key occurs in ``question`` (spaces ignored), as the lexicon matches it."""
-    return _key(word) in _key(question)
 
 
 def half(q: Question) -> str:
@@ -245,9 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as folder:
             searches = Searches(engine, settings, lexicon, Path(folder))
             questions = [*shared, *groups["scen"]]
+            loaded = load_lexicon(str(args.lexicon.resolve()), None)
+            fired_in = {q.id: set(loaded.fired(q.question)) for q in questions}  # the engine's own matching
             entries = []
             for word, targets in dict(lexicon["synonyms"]).items():
-                fired = [q for q in questions if fires(word, q.question)]
+                fired = [q for q in questions if _key(word) in fired_in[q.id]]
                 if fired:
                     without = frozenset({_key(word)})
                     effects = {q.id: searches.rr(q) - searches.rr(q, without) for q in fired}

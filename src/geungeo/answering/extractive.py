@@ -388,7 +388,7 @@ or lead."""
 def _cases(every: list[Sentence]) -> Cases:
     """The parallel cases of each table (its rows) and each list (its items under one lead) of the evidence, keyed
     by passage and table number or lead."""
-    cases: dict[tuple[int, int | str], list[Sentence]] = {}
+    cases: Cases = {}
     for s in every:
         if s.table is not None or s.is_item:
             cases.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)

@@ -112,13 +112,16 @@ class Lexicon:
         """Korean terms for an English question (nothing for a Korean one)."""
         return self.glossary.korean(query) if question_language(query) == "en" else []
 
+    def fired(self, query: str) -> list[str]:
+        """The everyday words (keys of :attr:`synonyms`) found in the query, spaces ignored, in file order."""
+        key = squash(nfc(query)).lower()
+        return [word for word in self.synonyms if word in key]
+
     def expansions(self, query: str) -> list[str]:
         """Legal terms for the everyday words found in the query (in file order, no repeats)."""
-        key = squash(nfc(query)).lower()
         out: list[str] = []
-        for word, targets in self.synonyms.items():
-            if word in key:
-                out.extend(t for t in targets if t not in out)
+        for word in self.fired(query):
+            out.extend(t for t in self.synonyms[word] if t not in out)
         return out
 
     def audience(self, query: str) -> str | None:
