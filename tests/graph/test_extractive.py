@@ -16,6 +16,7 @@ from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings
+from geungeo.text.structure import ASKS_SANCTION
 from tests.fixtures import vacation_law_store
 
 
@@ -1169,3 +1170,19 @@ def test_a_decree_clause_is_enforced_by_the_penalty_for_the_law_article_it_imple
     labels = [s.item.label for s in extract("휴가를 청구한 시기에 안 주면 처벌은?", [decree, other, own], None).sentences]
     # 제9조 punishes the 법 article the decree implements ("법 제2조"); 제8조's 제4조 is the 소득세법's, not the 법's
     assert labels[0] == "휴가법 제9조" and "휴가법 제8조" not in labels
+
+
+def test_a_question_asking_what_befalls_a_breach_quotes_the_penalty_for_the_provision_stating_the_figure() -> None:
+    def article(n: int, number: str, text: str) -> EvidenceItem:
+        return _item(n, f"법 {number}", text).model_copy(update={"article": number})
+
+    order = article(1, "제43조", "① 법무부장관은 차별행위를 한 자에게 시정명령을 할 수 있다.")
+    appeal = article(2, "제44조", "① 시정명령을 받은 당사자는 송달받은 날부터 30일 이내에 행정소송을 제기할 수 있다.")
+    fine = article(3, "제50조", "① 제44조에 따라 확정된 시정명령을 이행하지 아니한 자는 3천만원 이하의 과태료에 처한다.")
+    question = "법무부 시정명령을 받았어요. 불복하려면 기한이 있나요? 그리고 그냥 안 따르면 어떤 불이익이 있나요?"
+    labels = [s.item.label for s in extract(question, [order, appeal, fine], None).sentences]
+    # the fine punishes breaking 제44조, the provision stating the time limit asked, not 제43조 that answers first
+    assert labels == ["법 제50조", "법 제44조", "법 제43조"]
+    # asking whether a disadvantage may be imposed is not asking about a sanction
+    assert ASKS_SANCTION.search(question)
+    assert not ASKS_SANCTION.search("노조를 만들려 한다는 이유로 불이익을 줘도 되나요?")

@@ -319,7 +319,9 @@ def extract(
     # only an asked figure looks in the documents the answering one names
     named = _named_by(first.item.doc, evidence) | _deferred_to(first.item, evidence) if asked else set()
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
-    penalty = _penalty(first, every, evidence, set(linked)) if sanctions else None
+    # breaking the answering provision, or the one stating the figure asked ("불복 기한" of 제44조 when 제43조 answers)
+    breakable = [first, *(s for s in stating.values() if s.item.label != first.item.label)] if sanctions else []
+    penalty = next((p for s in breakable if (p := _penalty(s, every, evidence, set(linked))) is not None), None)
     if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
         stating |= {d.name: penalty for d in asked if states(d, penalty.text, weakly=False)}
     missing = [d.name for d in asked if d.name not in stating]

@@ -143,8 +143,13 @@ _SANCTION_FIGURE = r"\d[\d,.]*\s*([만천억]\s*)*(원|년|개월|월|일)"
 SANCTION = re.compile(
     rf"{_SANCTION_FIGURE}\s*(이상\s*)?({_SANCTION_FIGURE}\s*)?(이하|미만)의\s*(징역|금고|벌금|과태료|과료|과징금|구류|자격정지)"
 )
-# A question about sanctions: what the 벌칙 articles state.
-ASKS_SANCTION = re.compile(r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|제재|형사|penalt|fine[sd]?\b|punish|prison", re.IGNORECASE)
+# A question about sanctions: what the 벌칙 articles state. Besides naming one, a question asks it by asking what
+# disadvantage follows: "안 따르면 어떤 불이익이 있나요?" (not "불이익을 줘도 되나요?", whether one may be imposed;
+# nor "위반하면 면허는 어떻게 되나요?", which asks about the licence).
+ASKS_SANCTION = re.compile(
+    r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|제재|형사|penalt|fine[sd]?\b|punish|prison|불이익이?\s*(있|따르|생기)",
+    re.IGNORECASE,
+)
 # An article's heading at the start of its text: "제5조(목적)", "제3조 ① …" or "제2조 삭제" (not a sentence opening
 # with a reference: "제8조에 따른 …", "제44조ㆍ제45조 또는 제66조를 위반한 자는 …", "제49조 및 제50조는 …").
 ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?(\s*\([^)]*\)|(?=\s*([<①-⑳]|삭제|생략|$)))\s*")
