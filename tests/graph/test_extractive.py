@@ -554,8 +554,13 @@ def test_a_refusal_says_why() -> None:
     assert refused and "관련된 내용을 찾지 못했습니다" in nothing
     unrelated, _, refused = _answer("주택 임대차 보증금은 언제 돌려받나요?", [EVIDENCE[0]])
     assert refused and "관련된 내용을 찾지 못했습니다" in unrelated
-    unstated, _, refused = _answer("고령자의 기준은 만 몇 세 이상인가요?", [EVIDENCE[1]])
+    article = EVIDENCE[1].model_copy(update={"article": "제5조"})
+    unstated, _, refused = _answer("고령자의 기준은 만 몇 세 이상인가요?", [article])
     assert refused and "관련 조문(법 제5조)" in unstated and "나이" in unstated
+    # a page of a report is no 조문
+    page = _item(1, "보고서 p.3", "고령자의 기준은 관계 부처가 함께 정한다.").model_copy(update={"page": 3})
+    unstated, _, refused = _answer("고령자의 기준은 만 몇 세 이상인가요?", [page])
+    assert refused and "관련 내용(보고서 p.3)" in unstated
 
 
 def test_reference_numbers_are_not_figures() -> None:
@@ -604,11 +609,25 @@ def test_another_paragraph_of_the_answering_article_states_the_figure() -> None:
         "규정 제4조",
         "① 교원은 학기 중에 해외 기업 방문이나 공동연구 협의를 위한 국외 출장을 갈 수 있다.\n"
         "② 수업기간 중의 출장은 휴일을 포함하여 7일 이내로 한다.",
-    )
+    ).model_copy(update={"article": "제4조"})
     ex = extract("교원이 학기 중에 해외 기업 방문이나 공동연구 협의로 출장을 가면 며칠까지 가능한가요?", [article], None)
     assert not ex.missing and any("7일 이내" in s.text for s in ex.sentences)
     vote = [_item(1, "법 제41조", "쟁의행위는 조합원의 직접ㆍ비밀ㆍ무기명투표에 의한 조합원 과반수의 찬성으로 결정한다.")]
     assert missing_details("파업하려면 찬성이 얼마나 나와야 하나요?", vote) == []  # a share written in words
+
+
+def test_a_note_beside_the_answer_on_a_page_does_not_state_its_figure() -> None:
+    page = _item(
+        1,
+        "브리프 p.14",
+        "∙ 구글은 2023년 2월 앤스로픽에 5억 5,000만 달러를 투자한 바 있음\n"
+        "∙ 구글은 차세대 LLM 제미니를 포함한 자체 AI 시스템을 개발했으며, 2024년 제미니를 출시할 계획",
+    ).model_copy(update={"page": 14})
+    # a page gathers unrelated notes: the month of another event is not the month asked
+    assert missing_details("구글 제미니는 2024년 몇 월에 출시돼?", [page]) == ["달 / month"]
+    # a note that bears on the question states it
+    dated = page.model_copy(update={"text": page.text.replace("2024년 제미니", "2024년 3월 제미니")})
+    assert missing_details("구글 제미니는 2024년 몇 월에 출시돼?", [dated]) == []
 
 
 def test_a_question_asking_for_the_cases_is_answered_by_the_clause_that_lists_them() -> None:

@@ -26,7 +26,9 @@ def test_a_refusal_names_the_missing_figure_with_the_right_particle() -> None:
 
 
 def test_a_refusal_names_the_figure_of_the_question_no_provision_draws_a_line_for() -> None:
-    item = EvidenceItem(n=1, chunk_id="c1", doc_id="d", label="법 제91조의3", doc="법", text="기초연금을 합산한다.")
+    item = EvidenceItem(
+        n=1, chunk_id="c1", doc_id="d", label="법 제91조의3", doc="법", article="제91조의3", text="기초연금을 합산한다."
+    )
     text = refusal_text("만 66세면 기초연금 받을 수 있나요?", [item], ["66세"], reason="unbounded")
     assert text == "근거 부족: 관련 조문(법 제91조의3)은 찾았지만 질문의 66세에 해당하는 기준은 정하고 있지 않습니다."
     english = refusal_text("Can I get the basic pension at 66?", [item], ["66세"], reason="unbounded")

@@ -310,7 +310,7 @@ def extract(
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
     admitted = {id(s) for s in bearing}
-    first = _answering([s for s in ranked if id(s) in admitted], scored[0], asked, asks_cases(question), sanctions)
+    first = _answering([s for s in ranked if id(s) in admitted], scored[0], asked, floor, asks_cases(question), sanctions)
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
@@ -618,7 +618,6 @@ def _stating(
     is answered by the 시행령's "연 100분의 20", not by the cap the 법 sets around it."""
     out: dict[str, Sentence] = {}
     first = own[0]
-    provision = first.item.label
     # A provision that leaves a figure to another instrument ("대통령령으로 정한다") in its answering clause or in the
     # clause sharing most words with the question is answered by that instrument (the 시행령), not by a figure
     # another article of its own document states about something else.
@@ -636,7 +635,7 @@ def _stating(
         usable = [
             s
             for s in scored
-            if s.item.label == provision
+            if _same_rule(s, first, floor)
             or (
                 s.item.n in passages
                 and s.coverage >= floor
@@ -684,19 +683,28 @@ def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, f
     return sorted(scored, key=lambda s: (label_rank[s.item.label], -close.get(s.text, -2.0), -s.coverage))
 
 
+def _same_rule(s: Sentence, first: Sentence, floor: float) -> bool:
+    """Whether ``s`` answers together with ``first``, whatever the words it shares with the question: any clause of the
+    same article (its 항 state one rule), but on a page or in a section of a report, which gathers unrelated notes
+    ("구글은 2023년 2월 앤스로픽에 …" beside "2024년 제미니를 출시할 계획"), only one covering ``floor`` of the question."""
+    return s.item.label == first.item.label and (first.item.article is not None or s.coverage >= floor)
+
+
 def _answering(
     bearing: list[Sentence],
     best: Sentence,
     asked: Sequence[Detail],
+    floor: float,
     cases: bool = False,
     sanctions: bool = True,
 ) -> Sentence:
     """The answering clause: the first of ``bearing``, the clauses that bear on the question (in the best passages,
     covering the floor or, in the first provision, stating a word of it; by retrieval rank of their provision, then
     closeness in meaning), and of its provision's clauses one stating every figure ``asked`` for when there is one
-    (``best``: the best-covering clause, when none bears). Retrieval ranks whole passages better than word coverage does, so the
-    provision is the one retrieval trusts most among those that bear on the question. A question asking for the
-    ``cases`` (and no figure) is answered by the highest-ranked bearing clause that lists conditions, when one does.
+    (:func:`_same_rule`: on a page, one covering ``floor``) (``best``: the best-covering clause, when none bears).
+    Retrieval ranks whole passages better than word coverage does, so the provision is the one retrieval trusts most
+    among those that bear on the question. A question asking for the ``cases`` (and no figure) is answered by the
+    highest-ranked bearing clause that lists conditions, when one does.
     A penalty's figures state an asked figure only when the question asks about ``sanctions``."""
     listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
     first = listing[0] if listing else bearing[0] if bearing else best
@@ -705,7 +713,7 @@ def _answering(
             (
                 s
                 for s in bearing
-                if s.item.label == first.item.label and all(states(d, s.text, sanctions=sanctions) for d in asked)
+                if _same_rule(s, first, floor) and all(states(d, s.text, sanctions=sanctions) for d in asked)
             ),
             first,
         )

@@ -111,7 +111,11 @@ def refusal_text(
     else the closest passages) and, when known, the figure they do not state or the figures of the question (``missing``
     with ``unbounded``) they draw no line for."""
     reason = reason or ("unstated" if missing else "weak" if evidence else "nothing")
-    near = ", ".join(list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3])
+    shown = list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3]
+    near = ", ".join(shown)
+    # what was found: articles of a statute or regulation, or passages of a report (a page is no 조문)
+    articles = any(e.article for e in evidence if e.label in shown) or not evidence
+    found_ko, found_en = ("관련 조문", "related provisions") if articles else ("관련 내용", "related passages")
     en = question_language(question) == "en"
     if reason == "empty":
         if en:
@@ -131,16 +135,16 @@ def refusal_text(
     if reason == "unbounded" and missing:
         figures = ", ".join(missing)
         if en:
-            found = f"related provisions were found ({near})"
+            found = f"{found_en} were found ({near})"
             return f"{REFUSAL} (insufficient evidence): {found} but none draws a line for {figures}."
-        return f"{REFUSAL}: 관련 조문({near})은 찾았지만 질문의 {figures}에 해당하는 기준은 정하고 있지 않습니다."
+        return f"{REFUSAL}: {found_ko}({near})은 찾았지만 질문의 {figures}에 해당하는 기준은 정하고 있지 않습니다."
     if en:
         what = ", ".join(m.split(" / ")[1] for m in missing) if missing else ""
         stated = f"do not state the {what} asked for" if reason == "unstated" and what else "do not answer it"
-        return f"{REFUSAL} (insufficient evidence): related provisions were found ({near}) but they {stated}."
+        return f"{REFUSAL} (insufficient evidence): {found_en} were found ({near}) but they {stated}."
     what = ", ".join(m.split(" / ")[0] for m in missing) if missing else ""
     stated = f"묻는 {particle(what, '을')} 정하고 있지 않습니다" if reason == "unstated" and what else "이 질문에 답하지 않습니다"
-    return f"{REFUSAL}: 관련 조문({near})은 찾았지만 {stated}."
+    return f"{REFUSAL}: {found_ko}({near})은 찾았지만 {stated}."
 
 
 def agreement(items: Sequence[EvidenceItem], settings: Settings) -> float:
