@@ -700,8 +700,8 @@ def _answering(
 ) -> Sentence:
     """The answering clause: the first of ``bearing``, the clauses that bear on the question (in the best passages,
     covering the floor or, in the first provision, stating a word of it; by retrieval rank of their provision, then
-    closeness in meaning), and of its provision's clauses one stating every figure ``asked`` for when there is one
-    (:func:`_same_rule`: on a page, one covering ``floor``) (``best``: the best-covering clause, when none bears).
+    closeness in meaning), and of its provision's clauses one stating every figure ``asked`` for when there is one (on
+    a page, one covering ``floor``: :func:`_same_rule`); ``best``, the best-covering clause, when none bears.
     Retrieval ranks whole passages better than word coverage does, so the provision is the one retrieval trusts most
     among those that bear on the question. A question asking for the ``cases`` (and no figure) is answered by the
     highest-ranked bearing clause that lists conditions, when one does.
