@@ -319,9 +319,12 @@ def extract(
     # only an asked figure looks in the documents the answering one names
     named = _named_by(first.item.doc, evidence) | _deferred_to(first.item, evidence) if asked else set()
     stating = _stating(asked, scored, best_passages, detail_coverage * best, (first, own_best), sanctions, implementing, named)
-    # breaking the answering provision, or the one stating the figure asked ("불복 기한" of 제44조 when 제43조 answers)
+    # breaking the answering provision, or the one stating the figure asked ("불복 기한" of 제44조 when 제43조 answers),
+    # each punished by a passage retrieval kept or by a reference linked to that provision
     breakable = [first, *(s for s in stating.values() if s.item.label != first.item.label)] if sanctions else []
-    penalty = next((p for s in breakable if (p := _penalty(s, every, evidence, set(linked))) is not None), None)
+    penalty = next(
+        (p for s in breakable if (p := _penalty(s, every, evidence, set(_linked(s, evidence)))) is not None), None
+    )
     if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
         stating |= {d.name: penalty for d in asked if states(d, penalty.text, weakly=False)}
     missing = [d.name for d in asked if d.name not in stating]
