@@ -1202,6 +1202,9 @@ def test_a_question_asking_what_befalls_a_breach_quotes_the_penalty_for_the_prov
     labels = [s.item.label for s in extract(question, [order, appeal, fine], None).sentences]
     # the fine punishes breaking 제44조, the provision stating the time limit asked, not 제43조 that answers first
     assert labels == ["법 제50조", "법 제44조", "법 제43조"]
+    # found only as the article citing 제44조 (a reference linked to it), the fine is quoted all the same
+    cited = fine.model_copy(update={"origin": "reference", "via": appeal.chunk_id})
+    assert [s.item.label for s in extract(question, [order, appeal, cited], None).sentences] == labels
     # asking whether a disadvantage may be imposed is not asking about a sanction
     assert ASKS_SANCTION.search(question)
     assert not ASKS_SANCTION.search("노조를 만들려 한다는 이유로 불이익을 줘도 되나요?")
