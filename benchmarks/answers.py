@@ -173,6 +173,10 @@ def render_examples(results: list[tuple[Question, Answer, float, float | None]],
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=SHARED)
+    ap.add_argument(
+        "--questions", type=Path, default=None,
+        help="folder of question files named as ../shared/questions' (default: that folder; e.g. benchmarks/data/heldout)",
+    )
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--embedder", default=None)
     ap.add_argument("--fake-llm-delay", type=float, default=None, help="also run with a scripted LLM sleeping this long")
@@ -190,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
     settings = base.model_copy(update={"data_dir": args.work / base.embed_provider})
-    questions = [q for f in FILES for q in load_questions(args.shared / "questions" / f)]
+    folder = args.questions or args.shared / "questions"
+    questions = [q for f in FILES if (folder / f).exists() for q in load_questions(folder / f)]
     engine = build_engine(settings)
     if engine.store.count() == 0:
         print(f"ingesting {args.shared / 'corpus'} …", file=sys.stderr)

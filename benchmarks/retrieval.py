@@ -253,6 +253,10 @@ def scale_run(settings: Settings, archive: Path, questions: list[Question], mode
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=SHARED)
+    ap.add_argument(
+        "--questions", type=Path, default=None,
+        help="folder of question files named as ../shared/questions' (default: that folder; e.g. benchmarks/data/heldout)",
+    )
     ap.add_argument("--embedder", default=None, help="embedding provider (default: the configured one)")
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--modes", default=",".join(MODES))
@@ -269,7 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = Settings(**({"embed_provider": args.embedder} if args.embedder else {}))
     settings = base.model_copy(update={"data_dir": args.work / base.embed_provider})
     modes = [m for m in args.modes.split(",") if m]
-    questions = [q for f in QUESTION_FILES for q in load_questions(args.shared / "questions" / f) if q.answerable]
+    folder = args.questions or args.shared / "questions"
+    questions = [q for f in QUESTION_FILES if (folder / f).exists() for q in load_questions(folder / f) if q.answerable]
     runs = [corpus_run(settings, args.shared / "corpus", questions, modes)]
     if args.postgres:
         from geungeo.testing.postgres import embedded_postgres
