@@ -360,6 +360,50 @@ def test_a_time_limit_after_which_a_right_lapses_states_a_deadline() -> None:
         assert missing_details("신청은 언제까지 해야 하나요?", [_item(1, "법 제9조", text)]) == []
 
 
+def test_a_term_counted_from_a_day_states_until_when() -> None:
+    term = [_item(1, "위원회규정 제4조", "① 위원회의 임기는 위원 위촉일로부터 1년간으로 한다.")]
+    assert missing_details("위원 임기 몇년이에여? 위촉되면 언제까지 하는거임", term) == []
+    # a period for doing something, counted from a day, is no term ending on a date
+    refund = [_item(1, "법 제17조", "1. 계약내용에 관한 서면을 받은 날부터 7일 이내에 청약철회를 할 수 있다.")]
+    assert missing_details("환불은 언제까지 받아요?", refund) == []  # "7일 이내" is a time limit
+    period = [_item(1, "법 제17조", "1. 계약내용에 관한 서면을 받은 날부터 7일")]
+    assert missing_details("환불은 언제까지 받아요?", period) == ["기한 / deadline"]
+
+
+def test_a_figure_asked_in_thousands_is_asked_by_its_counter() -> None:
+    names = [d.name for d in asked_details("정보주체 몇 만 명 이상이면 영향평가를 받아야 하나요?")]
+    assert names == ["인원 / headcount"]
+    assert [d.name for d in asked_details("과태료는 몇 백만 원이에요?")] == ["금액 / amount"]
+    assert [d.name for d in asked_details("몇 천 미터 떨어져야 하나요?")] == ["거리 / distance"]
+    rule = "① 공공기관의 장은 대통령령으로 정하는 기준에 해당하는 개인정보파일의 영향평가를 하여야 한다."
+    delegated = [_item(1, "법 제33조", rule)]
+    assert missing_details("영향평가는 정보주체 몇 만 명 이상 개인정보파일부터예요?", delegated) == ["인원 / headcount"]
+
+
+def test_a_figure_asked_for_this_year_is_stated_only_by_a_clause_naming_a_year() -> None:
+    # this year's rate is set by that year's decree; the statute only bounds it
+    question = "올해 직장인 건강보험료율이 정확히 몇 %예요?"
+    bound = "① 직장가입자의 보험료율은 1천분의 80의 범위에서 대통령령으로 정한다. <개정 2012.2.1>"  # the amendment dates nothing
+    assert missing_details(question, [_item(1, "법 제73조", bound)]) == ["올해의 비율 / rate for this year"]
+    dated = "2025년 직장가입자의 보험료율은 1만분의 709로 한다."
+    assert missing_details(question, [_item(1, "영 제44조", dated)]) == []
+    deadline = asked_details("이번 2학기 등록금 납부 마감일이 정확히 몇 월 며칠이에요?")
+    assert all(d.dated and d.name.startswith("이번 2학기의") for d in deadline) and deadline
+    # this term told as the story before the question dates nothing asked
+    story = asked_details("이번 학기에 처음 강사로 임용됐는데 과목을 더 맡아 달래요. 강사는 한 학기에 몇 시간까지 하나요?")
+    assert [d.name for d in story] == ["시간 / hours"]
+
+
+def test_a_prison_term_is_stated_by_a_sentence_not_by_a_period_of_another_kind() -> None:
+    question = "술 마시고 운전하다 사람을 숨지게 하면 최소 몇 년형을 받나요?"
+    assert [d.name for d in asked_details(question)] == ["형량 / prison term"] and ASKS_SANCTION.search(question)
+    licence = "6. 다음 각 목의 경우에는 운전면허가 취소된 날부터 2년"
+    assert missing_details(question, [_item(1, "도로교통법 제82조", licence)]) == ["형량 / prison term"]
+    sentence = "① 음주로 사람을 사망에 이르게 한 사람은 무기 또는 3년 이상의 징역에 처한다."
+    assert missing_details(question, [_item(1, "법 제5조의11", sentence)]) == []
+    assert [d.name for d in asked_details("사기죄 형량이 어느 정도예요?")] == ["형량 / prison term"]
+
+
 def test_a_clause_stating_the_asked_figure_leads_when_the_answering_clause_states_none() -> None:
     question = "정보공개 청구하면 며칠 안에 답해야 하나요?"
     ended = _item(1, "법 제11조의2", "① 공공기관은 같은 정보공개 청구가 반복되면 그 청구를 종결 처리할 수 있다.")

@@ -8,10 +8,10 @@ exists but delegates or omits the detail (:func:`geungeo.answering.extractive.ex
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from geungeo.text.kiwi import bm25_terms
-from geungeo.text.structure import SANCTION
+from geungeo.text.structure import AMENDMENT, SANCTION
 
 # Korean numerals as a word of their own ("오천", "삼분의"), not a syllable inside one: "연구원" is not 9원 and
 # "30일분의" not 1분의.
@@ -29,7 +29,8 @@ class Detail:
     (몇/얼마/며칠, ``asks``) or with a noun among its Kiwi terms (나이, 기한, ``nouns``; so that
     "아기한테" does not ask for a 기한); ``unless`` marks a phrase that asks for another kind
     ("기간이 최대 얼마" is a period, not an amount) unless ``despite`` says otherwise ("비용이 얼마나" is an amount);
-    "몇 달째" and "몇 번이나" tell a story instead.
+    "몇 달째" and "몇 번이나" tell a story instead. One asked for this year or term is ``dated``: only a clause naming
+    a year states it.
     A passage states the figure with a number ("15일", "100분의 50", "30만원", "일만원"); the bare
     word ("금액", "연령", "기간") names the detail without stating it. A deadline may also be
     "지체 없이" or "즉시", a cost "실비".
@@ -44,6 +45,7 @@ class Detail:
     # a way of stating it that names an event rather than the figure ("관리할 수 있을 때까지" for a time limit):
     # it answers only when no clause states the figure itself
     weakly: re.Pattern[str] | None = None
+    dated: bool = False  # asked for this year or term ("올해 … 몇 %"): stated only by a clause naming a year
 
     def asked(self, question: str, terms: set[str]) -> bool:
         """Whether ``question`` (with its Kiwi ``terms``) asks for this kind of figure."""
@@ -70,6 +72,8 @@ def _detail(
     )
 
 
+# "몇 만 명", "몇 천 원", "몇 백 미터": a figure asked in tens of thousands is still asked by its counter.
+_SOME = r"몇\s*(십|백|천|만|십만|백만|천만|억)?\s*"
 # A share written as the documents write one: "1/3", "3분의 1", "100분의 50", "50%", "2할", "2배", "과반수".
 _SHARE = (
     rf"\d+\s*/\s*\d+|분의\s*\d|\d+\s*분의|{_HANGUL_NUMBER}\s*분의|\d+(\.\d+)?\s*(퍼센트|%|퍼밀|할|배)"
@@ -95,7 +99,7 @@ DETAILS: tuple[Detail, ...] = (
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
     _detail(
         "금액 / amount",
-        r"얼마|몇\s*원|how much",
+        rf"얼마|{_SOME}원|how much",
         _AMOUNT,
         unless=f"{_PERIOD_HOW_MUCH}|{_SCORE_HOW_MUCH}",
         despite=_MONEY_HOW_MUCH,
@@ -109,16 +113,23 @@ DETAILS: tuple[Detail, ...] = (
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
     _detail(  # "몇 개월" asks for a period, "18개월" states one
         "개수 / count",
-        r"몇\s*(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
+        rf"{_SOME}(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
         r"\d+\s*(개(?!\s*월)|가지|종|건|곳)",
     ),
-    _detail("거리 / distance", r"몇\s*(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
-    _detail("인원 / headcount", r"몇\s*명", r"\d+\s*(명|인)"),
+    _detail("거리 / distance", rf"{_SOME}(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
+    _detail("인원 / headcount", rf"{_SOME}명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
-    _detail("횟수 / times", r"몇\s*(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
+    _detail("횟수 / times", rf"{_SOME}(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
     _detail("기간 / period", r"몇\s*(개월|달|주|학기)(?!\s*째)|how long", r"\d+\s*(년|개월|월|주|일|학기)"),
     # a period asked in years is stated in years, months or semesters, not by "10일 이내" about something else
-    _detail("기간 / period", r"몇\s*년(?!\s*째)", r"\d+\s*(년|개월|월|학기)"),
+    _detail("기간 / period", r"몇\s*년(?!\s*(째|형))", r"\d+\s*(년|개월|월|학기)"),
+    # "몇 년형", "형량": a prison term, stated as the law writes it ("10년 이하의 징역", "무기 또는 5년 이상의 징역"), not
+    # by a period of another kind ("운전면허가 취소된 날부터 2년")
+    _detail(
+        "형량 / prison term",
+        r"몇\s*년\s*형|형량|(징역|금고)\s*(은|이|을)?\s*몇|prison term|years in prison",
+        r"\d+\s*년\s*(이상|이하|미만)?\s*의?\s*(유기)?\s*(징역|금고)|(징역|금고)\s*\d+\s*년|무기",
+    ),
     _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
         r"언제까지|deadline",
@@ -127,7 +138,9 @@ DETAILS: tuple[Detail, ...] = (
         # A time limit is also written as the time after which a right lapses: "6개월이 지난 때에는 그러하지 아니하다",
         # "1년이 경과하면", "3년간 행사하지 아니하면".
         r"\d+\s*(일|개월|월|년|주)\s*(이내|내|전|까지|후|안)|지체\s*없이|즉시|(날|일|그\s*때|월|년|시|말|기일)\s*까지"
-        r"|\d+\s*(일|개월|월|년|주)\s*(이|가)?\s*(지나|지난|경과)|\d+\s*(일|개월|월|년|주)\s*간\s*(이를\s*)?행사하지",
+        r"|\d+\s*(일|개월|월|년|주)\s*(이|가)?\s*(지나|지난|경과)|\d+\s*(일|개월|월|년|주)\s*간\s*(이를\s*)?행사하지"
+        # or as a term counted from a day: "위촉일로부터 1년간" (not "서면을 받은 날부터 7일", a period for doing something)
+        r"|부터\s*\d+\s*(일|개월|월|년|주)\s*간",
         nouns="기한 마감 마감일",
         # until an event ("관리할 수 있을 때까지", "졸업할 때까지") or within a period set elsewhere ("이의신청 기간 내에"):
         # the answer when no clause states a time limit
@@ -147,11 +160,29 @@ _NOT_A_FIGURE = re.compile(
 _UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
 
 
+# A figure asked for this year or this term ("올해 건강보험료율이 정확히 몇 %예요?", "이번 2학기 등록금 납부 마감일이 몇
+# 월 며칠이에요?"; not "이번 학기에 임용됐는데 …", which tells the story): it changes from year to year and is set by that
+# year's notice or decision, so a rule that names no year ("1천분의 80의 범위에서 대통령령으로 정한다") does not state it.
+_THIS_YEAR = re.compile(
+    r"(올해|금년|이번\s*\d?\s*(?:해|연도|년도|학기))(?:(?!는데|은데|인데|지만)[^,.?!？])*?(몇|며칠|얼마|언제|what|how)",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?<![\d,])(19|20)\d{2}\s*(년|학년도|\.)|[’‘']\s*\d{2}\s*년")
+
+
+def _for_this_year(detail: Detail, when: str) -> Detail:
+    ko, en = detail.name.split(" / ")
+    term = when.replace(" ", "").startswith("이번") and when.endswith("학기")
+    return replace(detail, name=f"{when}의 {ko} / {en} for this {'term' if term else 'year'}", dated=True)
+
+
 def states(detail: Detail, text: str, *, sanctions: bool = True, weakly: bool = True) -> bool:
     """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
     nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost).
     A table row quoted as ``header: cell`` states its cell in the unit its header names ("금액(원): 50,000").
     Unless ``weakly``, a statement naming an event in place of the figure ("…할 때까지") does not count."""
+    if detail.dated and not _YEAR.search(AMENDMENT.sub(" ", text)):  # an amendment's date dates no figure
+        return False
     text = _UNIT_HEADER.sub(r": \2\1", _NOT_A_FIGURE.sub(" ", text))
     if not sanctions:
         text = SANCTION.sub(" ", text)
@@ -199,4 +230,6 @@ def asked_details(question: str) -> list[Detail]:
     """The kinds of figure ``question`` asks for (not those it tells as background)."""
     asking = _TOLD.sub(" ", asking_part(question))
     terms = set(bm25_terms(asking, compounds=False))
-    return [d for d in DETAILS if d.asked(asking, terms)]
+    asked = [d for d in DETAILS if d.asked(asking, terms)]
+    this_year = _THIS_YEAR.search(asking)
+    return [_for_this_year(d, this_year.group(1)) for d in asked] if this_year else asked

@@ -147,7 +147,8 @@ SANCTION = re.compile(
 # disadvantage follows: "안 따르면 어떤 불이익이 있나요?" (not "불이익을 줘도 되나요?", whether one may be imposed;
 # nor "위반하면 면허는 어떻게 되나요?", which asks about the licence).
 ASKS_SANCTION = re.compile(
-    r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|제재|형사|penalt|fine[sd]?\b|punish|prison|불이익이?\s*(있|따르|생기)",
+    r"처벌|벌금|벌칙|과태료|과징금|징역|금고형|형량|몇\s*년\s*형|제재|형사|penalt|fine[sd]?\b|punish|prison"
+    r"|불이익이?\s*(있|따르|생기)",
     re.IGNORECASE,
 )
 # An article's heading at the start of its text: "제5조(목적)", "제3조 ① …" or "제2조 삭제" (not a sentence opening
