@@ -394,6 +394,18 @@ def test_a_figure_asked_for_this_year_is_stated_only_by_a_clause_naming_a_year()
     assert [d.name for d in story] == ["시간 / hours"]
 
 
+def test_money_asked_for_is_stated_as_a_share_only_of_money() -> None:
+    question = "마이크로디그리 과정을 다 이수하면 장학금이나 장려금 같은 게 얼마 나오나요?"
+    assert [d.name for d in asked_details(question)] == ["금액 / amount"]  # "얼마 나오나요" is not "얼마나"
+    credits = [_item(1, "규정 제7조", "② 타 학과 교과목을 전체 이수학점의 50% 이상 취득하여야 이수 기준을 충족한다.")]
+    assert missing_details(question, credits) == ["금액 / amount"]
+    fees = [_item(1, "장학규정 제5조", "③ 과정을 이수한 학생에게는 등록금의 50%를 장학금으로 지급한다.")]
+    assert missing_details(question, fees) == []
+    # a share answers "얼마" when the question asks no money: "수업시간의 1/3 이내"
+    hours = [_item(1, "학칙 제40조", "② 결석은 수업시간의 1/3 이내로 한다.")]
+    assert missing_details("한 학기에 결석은 최대 얼마까지 되나요?", hours) == []
+
+
 def test_a_prison_term_is_stated_by_a_sentence_not_by_a_period_of_another_kind() -> None:
     question = "술 마시고 운전하다 사람을 숨지게 하면 최소 몇 년형을 받나요?"
     assert [d.name for d in asked_details(question)] == ["형량 / prison term"] and ASKS_SANCTION.search(question)

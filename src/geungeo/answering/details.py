@@ -84,14 +84,19 @@ _SHARE = (
 _AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마 ("몇 달 동안 얼마만큼 줄어드나요" asks how much over
 # the period: 얼마 after 동안 is an amount).
-_PERIOD_HOW_MUCH = r"(기간|일수)[^?.!,]{0,12}얼마|얼마\s*(나|안에|동안|지나|만에|후)"
+_PERIOD_HOW_MUCH = r"(기간|일수)[^?.!,]{0,12}얼마|얼마(나|\s*(안에|동안|지나|만에|후))"  # not "얼마 나오나요"
 # 얼마 right after a noun and its particle, perhaps with a word of degree: "비용은 대략 얼마", "점수가 최소 얼마".
 _HOW_MUCH_AFTER = r"\s*(은|는|이|가|을|를|도)?\s*(최대|최소|보통|대략|대충|총)?\s*얼마"
 # "비용이 얼마나 드나요", "등록금을 얼마나 내야": 얼마 right after a word for money asks an amount, 얼마나 included.
-_MONEY_HOW_MUCH = (
-    r"(비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
-    rf"보상금|배상금|벌금|과태료|위약금|보증금|장학금|이자|세금){_HOW_MUCH_AFTER}"
+_MONEY = (
+    r"비용|돈|금액|요금|수수료|가격|값|보험료|수업료|수강료|이용료|사용료|입학금|등록금|월급|임금|급여|보수|수당|연금|"
+    r"보상금|배상금|벌금|과태료|과징금|위약금|보증금|장학금|장려금|상금|이자|세금|여비|경비|강사료|예산|대금|차임|월세"
 )
+_MONEY_HOW_MUCH = rf"({_MONEY}){_HOW_MUCH_AFTER}"
+# Money asked for ("장학금이나 장려금 같은 게 얼마 나오나요?") is stated as a share only of money ("등록금의 50%"), not of
+# something else ("전체 이수학점의 50% 이상 취득").
+_MONEY_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))"
+_ASKS_MONEY = re.compile(_MONEY)
 # "점수가 얼마예요", "배점은 얼마": a score asked with 얼마, stated in points ("100점"), not money.
 _SCORE_HOW_MUCH = rf"(점수|평점|배점|평가점수){_HOW_MUCH_AFTER}"
 DETAILS: tuple[Detail, ...] = (
@@ -231,5 +236,7 @@ def asked_details(question: str) -> list[Detail]:
     asking = _TOLD.sub(" ", asking_part(question))
     terms = set(bm25_terms(asking, compounds=False))
     asked = [d for d in DETAILS if d.asked(asking, terms)]
+    if _ASKS_MONEY.search(asking):
+        asked = [replace(d, states=re.compile(_MONEY_AMOUNT)) if d.name == "금액 / amount" else d for d in asked]
     this_year = _THIS_YEAR.search(asking)
     return [_for_this_year(d, this_year.group(1)) for d in asked] if this_year else asked
