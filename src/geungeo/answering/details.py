@@ -133,7 +133,7 @@ DETAILS: tuple[Detail, ...] = (
     _detail(
         "형량 / prison term",
         r"몇\s*년\s*형|형량|(징역|금고)\s*(은|이|을)?\s*몇|prison term|years in prison",
-        r"\d+\s*년\s*(이상|이하|미만)?\s*의?\s*(유기)?\s*(징역|금고)|(징역|금고)\s*\d+\s*년|무기",
+        r"\d+\s*년\s*(이상|이하|미만)?\s*의?\s*(유기)?\s*(징역|금고)|(징역|금고)\s*\d+\s*년|무기\s*(징역|금고|또는)",
     ),
     _detail(  # statutes write months the old way: "3월 이내", "6월내"
         "기한 / deadline",
@@ -177,8 +177,7 @@ _YEAR = re.compile(r"(?<![\d,])(19|20)\d{2}\s*(년|학년도|\.)|[’‘']\s*\d{
 
 def _for_this_year(detail: Detail, when: str) -> Detail:
     ko, en = detail.name.split(" / ")
-    term = when.replace(" ", "").startswith("이번") and when.endswith("학기")
-    return replace(detail, name=f"{when}의 {ko} / {en} for this {'term' if term else 'year'}", dated=True)
+    return replace(detail, name=f"{when}의 {ko} / {en} for this {'term' if when.endswith('학기') else 'year'}", dated=True)
 
 
 def states(detail: Detail, text: str, *, sanctions: bool = True, weakly: bool = True) -> bool:
