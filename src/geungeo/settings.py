@@ -72,7 +72,9 @@ class Settings(BaseSettings):
         "", description="JSON file of English→Korean domain terms (empty: the bundled glossary_en_ko.json)."
     )
     bm25_k1: float = Field(1.2, gt=0.0, description="BM25 term-frequency saturation.")
-    bm25_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5 measured best on the shared sets).")
+    bm25_b: float = Field(
+        0.5, ge=0.0, le=1.0, description="BM25 length normalisation (0.5; 0.0–0.75 measured in benchmarks/reports/ranking.md)."
+    )
     blas_threads: int = Field(
         1,
         ge=0,
