@@ -1,4 +1,4 @@
-"""Answer-quality and latency benchmark of the answer graph on ../shared/questions.
+"""Answer-quality and latency benchmark of the answer graph on ../shared/questions (or ``--questions DIR``).
 
     .venv/bin/python benchmarks/answers.py                       # extractive mode (no LLM), default embedder
     .venv/bin/python benchmarks/answers.py --fake-llm-delay 0.5  # latency with a scripted LLM sleeping 0.5 s a call
@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=SHARED)
     ap.add_argument(
         "--questions", type=Path, default=None,
-        help="folder of question files named as ../shared/questions' (default: that folder; e.g. benchmarks/data/heldout)",
+        help="a folder of question files named as in ../shared/questions (default: that one; e.g. benchmarks/data/heldout/probe)",
     )
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")
     ap.add_argument("--embedder", default=None)

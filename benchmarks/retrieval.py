@@ -2,7 +2,8 @@
 
 Runs, in one process and one run, geungeo's sparse-only, dense-only and hybrid retrieval and
 a naive baseline (whitespace-token BM25 over the same article/page units, the LangChain
-default) on the shared gold questions, and writes ``benchmarks/reports/retrieval.md``.
+default) on the shared gold questions (or those of ``--questions DIR``), and writes
+``benchmarks/reports/retrieval.md``.
 
     .venv/bin/python benchmarks/retrieval.py                  # shared corpus, default embedder
     .venv/bin/python benchmarks/retrieval.py --embedder use   # another embedder
@@ -255,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=SHARED)
     ap.add_argument(
         "--questions", type=Path, default=None,
-        help="folder of question files named as ../shared/questions' (default: that folder; e.g. benchmarks/data/heldout)",
+        help="a folder of question files named as in ../shared/questions (default: that one; e.g. benchmarks/data/heldout/probe)",
     )
     ap.add_argument("--embedder", default=None, help="embedding provider (default: the configured one)")
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work")

@@ -95,7 +95,7 @@ _MONEY = (
 _MONEY_HOW_MUCH = rf"({_MONEY}){_HOW_MUCH_AFTER}"
 # Money asked for ("장학금이나 장려금 같은 게 얼마 나오나요?") is stated as a share only of money ("등록금의 50%"), not of
 # something else ("전체 이수학점의 50% 이상 취득").
-_MONEY_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))"
+_MONEY_AMOUNT = re.compile(rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))")
 _ASKS_MONEY = re.compile(_MONEY)
 # "점수가 얼마예요", "배점은 얼마": a score asked with 얼마, stated in points ("100점"), not money.
 _SCORE_HOW_MUCH = rf"(점수|평점|배점|평가점수){_HOW_MUCH_AFTER}"
@@ -236,6 +236,6 @@ def asked_details(question: str) -> list[Detail]:
     terms = set(bm25_terms(asking, compounds=False))
     asked = [d for d in DETAILS if d.asked(asking, terms)]
     if _ASKS_MONEY.search(asking):
-        asked = [replace(d, states=re.compile(_MONEY_AMOUNT)) if d.name == "금액 / amount" else d for d in asked]
+        asked = [replace(d, states=_MONEY_AMOUNT) if d.name == "금액 / amount" else d for d in asked]
     this_year = _THIS_YEAR.search(asking)
     return [_for_this_year(d, this_year.group(1)) for d in asked] if this_year else asked
