@@ -392,6 +392,9 @@ def test_a_figure_asked_for_this_year_is_stated_only_by_a_clause_naming_a_year()
     # this term told as the story before the question dates nothing asked
     story = asked_details("이번 학기에 처음 강사로 임용됐는데 과목을 더 맡아 달래요. 강사는 한 학기에 몇 시간까지 하나요?")
     assert [d.name for d in story] == ["시간 / hours"]
+    # nor this term as the condition of the question: the refund is a rule, not this term's figure
+    condition = asked_details("이번 학기에 휴학하면 등록금 얼마 돌려받아요?")
+    assert [d.name for d in condition] == ["금액 / amount"] and not condition[0].dated
 
 
 def test_money_asked_for_is_stated_as_a_share_only_of_money() -> None:

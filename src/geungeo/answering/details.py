@@ -166,10 +166,11 @@ _UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
 
 
 # A figure asked for this year or this term ("올해 건강보험료율이 정확히 몇 %예요?", "이번 2학기 등록금 납부 마감일이 몇
-# 월 며칠이에요?"; not "이번 학기에 임용됐는데 …", which tells the story): it changes from year to year and is set by that
-# year's notice or decision, so a rule that names no year ("1천분의 80의 범위에서 대통령령으로 정한다") does not state it.
+# 월 며칠이에요?"; not "이번 학기에 임용됐는데 …", which tells the story, nor "이번 학기에 휴학하면 얼마 …", whose
+# condition it is): it changes from year to year and is set by that year's notice or decision, so a rule that names no
+# year ("1천분의 80의 범위에서 대통령령으로 정한다") does not state it.
 _THIS_YEAR = re.compile(
-    r"(올해|금년|이번\s*\d?\s*(?:해|연도|년도|학기))(?:(?!는데|은데|인데|지만)[^,.?!？])*?(몇|며칠|얼마|언제|what|how)",
+    r"(올해|금년|이번\s*\d?\s*(?:해|연도|년도|학기))(?:(?!는데|은데|인데|지만|면\s)[^,.?!？])*?(몇|며칠|얼마|언제|what|how)",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<![\d,])(19|20)\d{2}\s*(년|학년도|\.)|[’‘']\s*\d{2}\s*년")
