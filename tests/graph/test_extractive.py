@@ -416,6 +416,8 @@ def test_a_prison_term_is_stated_by_a_sentence_not_by_a_period_of_another_kind()
     assert missing_details(question, [_item(1, "도로교통법 제82조", licence)]) == ["형량 / prison term"]
     sentence = "① 음주로 사람을 사망에 이르게 한 사람은 무기 또는 3년 이상의 징역에 처한다."
     assert missing_details(question, [_item(1, "법 제5조의11", sentence)]) == []
+    indefinite = "② 위반한 자의 자격은 무기한 정지한다."  # 무기한 is no life sentence
+    assert missing_details(question, [_item(1, "법 제9조", indefinite)]) == ["형량 / prison term"]
     assert [d.name for d in asked_details("사기죄 형량이 어느 정도예요?")] == ["형량 / prison term"]
 
 
