@@ -81,7 +81,9 @@ _SHARE = (
 )
 # "얼마" asks for an amount of money or a share of something ("한 학기에 최대 얼마" is answered by "수업시간의 1/3
 # 이내"); an age, a period or a grade is another kind.
-_AMOUNT = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|{_SHARE}"
+# A sum of money: "30만원", "일만원", "실비".
+_SUM = rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비"
+_AMOUNT = rf"{_SUM}|{_SHARE}"
 # "기간이 최대 얼마예요", "얼마 동안": a period asked with 얼마 ("몇 달 동안 얼마만큼 줄어드나요" asks how much over
 # the period: 얼마 after 동안 is an amount).
 _PERIOD_HOW_MUCH = r"(기간|일수)[^?.!,]{0,12}얼마|얼마(나|\s*(안에|동안|지나|만에|후))"  # not "얼마 나오나요"
@@ -95,7 +97,7 @@ _MONEY = (
 _MONEY_HOW_MUCH = rf"({_MONEY}){_HOW_MUCH_AFTER}"
 # Money asked for ("장학금이나 장려금 같은 게 얼마 나오나요?") is stated as a share only of money ("등록금의 50%"), not of
 # something else ("전체 이수학점의 50% 이상 취득").
-_MONEY_AMOUNT = re.compile(rf"\d[\d,]*\s*([만천억]\s*)*원|{_HANGUL_AMOUNT}|실비|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))")
+_MONEY_AMOUNT = re.compile(rf"{_SUM}|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))")
 _ASKS_MONEY = re.compile(_MONEY)
 # "점수가 얼마예요", "배점은 얼마": a score asked with 얼마, stated in points ("100점"), not money.
 _SCORE_HOW_MUCH = rf"(점수|평점|배점|평가점수){_HOW_MUCH_AFTER}"
