@@ -89,6 +89,11 @@ class Engine:
         """Hybrid search over the store."""
         return self.retriever.search(query, k=k, where=where, mode=mode)
 
+    def mentions(self, term: str) -> bool:
+        """Whether some stored passage holds the index term ``term`` (a BM25 term, as :func:`geungeo.text.kiwi.bm25_terms`
+        makes them); an empty store mentions everything, so that an empty store, not a name, is what a refusal blames."""
+        return bool(self.store.sparse_search([term], 1)) or self.store.count() == 0
+
     def similarity(self, question: str, texts: Sequence[str]) -> list[float]:
         """How close in meaning each of ``texts`` is to ``question``: the embedder's cosine of a query against
         passages (which clause of a provision an extractive answer quotes)."""

@@ -137,6 +137,16 @@ def test_a_question_citing_only_documents_not_stored_is_refused_with_their_names
     assert not runner.run("휴보법상 연차 유급휴가는 며칠인가요?").refused  # a shortening of 휴가보장법
 
 
+def test_a_question_about_a_name_no_document_mentions_is_refused_naming_it(runner: QueryRunner) -> None:
+    # before: 휴가보장법 제2조 quoted as if it were 한빛대학교's rule
+    answer = runner.run("한빛대학교는 연차 유급휴가를 며칠 주나요?")
+    assert answer.refused and not answer.citations and "retrieve" not in _nodes(answer)
+    assert answer.answer == f"{REFUSAL}: 등록된 문서 어디에도 '한빛대학교'에 관한 내용이 없습니다."
+    # a name that only tells where, or one the documents write, leaves the question to the documents
+    assert not runner.run("한빛대학교에서 일하는데 연차 유급휴가는 며칠인가요?").refused
+    assert not runner.run("휴가보장법은 연차 유급휴가를 며칠 주나요?").refused
+
+
 def test_greeting_gets_a_direct_reply_without_retrieval(runner: QueryRunner) -> None:
     answer = runner.run("안녕하세요!")
     assert answer.route == "simple" and "retrieve" not in _nodes(answer) and not answer.evidence

@@ -92,7 +92,7 @@ def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
     return max(items, key=lambda e: (squash(claim) in squash(e.text), len(words & set(e.text.split()))))
 
 
-RefusalReason = Literal["empty", "unheld", "nothing", "unstated", "unbounded", "weak"]
+RefusalReason = Literal["empty", "unheld", "unmentioned", "nothing", "unstated", "unbounded", "weak"]
 """Why an answer is 근거 부족: the store holds no documents; the question cites documents the store does not hold;
 nothing found that bears on the question; related provisions found that do not state the figure asked for; related
 provisions found that draw no line on a figure the question states; related provisions found that do not answer it."""
@@ -107,9 +107,10 @@ def refusal_text(
     related: Sequence[str] = (),
 ) -> str:
     """ "근거 부족" with its reason: an empty store, documents cited that the store does not hold (``missing``, with
-    the closest stored titles as ``related``), nothing found, or the related provisions found (``related`` labels,
-    else the closest passages) and, when known, the figure they do not state or the figures of the question (``missing``
-    with ``unbounded``) they draw no line for."""
+    the closest stored titles as ``related``), names asked about that no stored passage mentions (``missing``),
+    nothing found, or the related provisions found (``related`` labels, else the closest passages) and, when known,
+    the figure they do not state or the figures of the question (``missing`` with ``unbounded``) they draw no line
+    for."""
     reason = reason or ("unstated" if missing else "weak" if evidence else "nothing")
     shown = list(dict.fromkeys([*related, *(() if related else (e.label for e in evidence))]))[:3]
     near = ", ".join(shown)
@@ -128,6 +129,11 @@ def refusal_text(
             return f"{REFUSAL} (insufficient evidence): {names} is not among the stored documents{hint}"
         hint = f" (비슷한 이름: {near})" if near else ""
         return f"{REFUSAL}: {particle(names, '은')} 등록된 문서에 없습니다{hint}."
+    if reason == "unmentioned":
+        names = ", ".join(f"'{name}'" for name in missing or ())
+        if en:
+            return f"{REFUSAL} (insufficient evidence): no stored document mentions {names}."
+        return f"{REFUSAL}: 등록된 문서 어디에도 {names}에 관한 내용이 없습니다."
     if reason == "nothing" or not near:
         if en:
             return f"{REFUSAL} (insufficient evidence): nothing in the documents bears on this question."

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 from geungeo.answering.generation import refusal_text
+from geungeo.answering.mentions import unmentioned as unmentioned_names
 from geungeo.answering.models import REFUSAL, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions, last_citations
@@ -132,7 +133,7 @@ def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Upda
 
 def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """A structural lookup ("제60조", "학칙 별표 1"), a refusal for a question citing only documents the store does not
-    hold, or the route of a conversational question."""
+    hold or asking about a name no stored passage mentions, or the route of a conversational question."""
     question = state["question"]
     if not ctx.settings.enable_query_routing:
         return {"route": "rag_required", "standalone": question}
@@ -144,6 +145,12 @@ def router(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     if missing and not beside:  # "소득세법상 …" with no 소득세법 stored: other documents would answer another question
         text = refusal_text(question, [], missing, reason="unheld", related=near)
         tracker.notes.append(f"not stored: {', '.join(missing)}")
+        return {"route": "structural", "standalone": question, "structural": _not_stored(text)}
+    # "부산대학교는 …?" over another university's 규정집: what is asked about appears in no stored passage
+    unmentioned = unmentioned_names(question, ctx.engine.mentions, ctx.lexicon) if not missing else []
+    if unmentioned:
+        text = refusal_text(question, [], unmentioned, reason="unmentioned")
+        tracker.notes.append(f"not mentioned: {', '.join(unmentioned)}")
         return {"route": "structural", "standalone": question, "structural": _not_stored(text)}
     update = _conversational_route(state, ctx, tracker)
     if missing:  # "근로기준법과 소득세법상 …": the stored one answers, and the answer says what it could not read
