@@ -1269,3 +1269,17 @@ def test_a_question_asking_what_befalls_a_breach_quotes_the_penalty_for_the_prov
     # asking whether a disadvantage may be imposed is not asking about a sanction
     assert ASKS_SANCTION.search(question)
     assert not ASKS_SANCTION.search("노조를 만들려 한다는 이유로 불이익을 줘도 되나요?")
+
+
+def test_the_provision_drawing_the_line_on_the_questions_figure_answers_first() -> None:
+    # "직원이 4명뿐인" sets the case by a headcount: the first passage draws no line on it, the second does (people
+    # counted in 인, as older statutes write it)
+    seconded = _item(1, "법 제34조", "파견 사업장에서 계약직 근로자에게 이 법을 적용할 때에는 사용사업주를 사업주로 본다.")
+    scope = _item(2, "기간제법 제3조", "① 이 법은 상시 5인 이상의 근로자를 사용하는 모든 사업 또는 사업장에 적용한다.")
+    question = "직원이 4명뿐인 사업장에서 계약직 근로자로 일하는데 이 법이 적용되나요?"
+    assert extract(question, [seconded], None).unbounded == ["4명"]
+    ex = extract(question, [seconded, scope], None)
+    assert ex.unbounded == [] and ex.answers(0.0) and ex.sentences[0].item.label == "기간제법 제3조"
+    # the unit of a rate sets no case: "1명당" is not a headcount to draw a line on
+    room = _item(1, "령 제58조", "기숙사 침실의 넓이는 1인당 2.5제곱미터 이상으로 한다.")
+    assert extract("기숙사 방 크기 1명당 기준", [room], None).unbounded == []

@@ -22,6 +22,10 @@ from geungeo.answering.quantities import Quantity, Range, quantities, ranges
         ("0.1퍼센트로 운전하면", [Quantity("percent", 0.1)]),
         ("2024년 몇 월에 출시", []),  # a date, not a number of years
         ("주 5일 근무", [Quantity("days", 5)]),
+        ("4인 가족인데", [Quantity("persons", 4)]),  # 인 counts people as 명 does
+        ("3인치 화면", [Quantity("inches", 3)]),  # not three people
+        ("기숙사 방 크기 1명당 기준", []),  # the unit of a rate, not a headcount
+        ("1인당 3만원까지", [Quantity("won", 30_000)]),
     ],
 )
 def test_quantities_a_question_states(text: str, expected: list[Quantity]) -> None:
@@ -34,6 +38,8 @@ def test_ranges_a_clause_states() -> None:
     assert ranges("신청학점수: 1～3학점, 등록금: 6분의 1") == {"credits": Range("credits", 1, True, 3, True)}
     assert ranges("학기 개시일에서 30일이 지난 날부터 60일 까지") == {"days": Range("days", 30, False, 60, True)}
     assert ranges("12학점 이상") == {"credits": Range("credits", 12, True, math.inf, False)}
+    # the older way to count people: "상시 5인 이상의 근로자를 사용하는" bounds "직원이 4명뿐인"
+    assert ranges("상시 5인 이상의 근로자를 사용하는 모든 사업") == {"persons": Range("persons", 5, True, math.inf, False)}
     assert ranges("1주간에 12시간을 초과하여") == {"hours": Range("hours", 12, False, math.inf, False)}
     fine = ranges("0.08퍼센트 이상 0.2퍼센트 미만인 사람은 1년 이상 2년 이하의 징역이나 500만원 이상 1천만원 이하의 벌금")
     assert fine["percent"] == Range("percent", 0.08, True, 0.2, False)

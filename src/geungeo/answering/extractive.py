@@ -350,6 +350,11 @@ def extract(
         chosen = leading + [s for s in chosen if not any(s is t for t in leading)]
     if penalty is not None and penalty in chosen:  # asked what breaking it costs: the sanction is the answer
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
+    # a figure the question sets its case by that the quoted provisions draw no line on ("직원이 4명뿐인 가게"): the
+    # clause of the best passages that does ("상시 5인 이상의 근로자를 사용하는") answers first
+    lines = _drawing_the_line(question, ranked, chosen, best_passages, floor)
+    if lines is not None:
+        chosen = [lines, *chosen]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing, unbounded(question, chosen))
 
@@ -372,6 +377,21 @@ def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
     passages = {text for s in chosen for text in (s.text, s.item.text)}
     bounded = {measure for text in passages for measure in ranges(text)}
     return list(dict.fromkeys(q.written for q in figures if q.measure not in bounded))
+
+
+def _drawing_the_line(
+    question: str, ranked: list[Sentence], chosen: list[Sentence], passages: set[int], floor: float
+) -> Sentence | None:
+    """The first of ``ranked`` in the best ``passages``, covering ``floor``, whose clause bounds every figure of the
+    question that the ``chosen`` clauses leave unbounded (:func:`unbounded`); None when they leave none or no such
+    clause is there."""
+    left = set(unbounded(question, chosen))
+    if not left:
+        return None
+    measures = {q.measure for q in quantities(asking_part(question)) if q.written in left}
+    return next(
+        (s for s in ranked if s.item.n in passages and s.coverage >= floor and measures <= set(ranges(s.text))), None
+    )
 
 
 def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence | None]) -> list[Sentence]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 # unit → (what it measures, how many of the measure's base unit it is)
 _UNITS: dict[str, tuple[str, float]] = {
     "명": ("persons", 1),
+    "인": ("persons", 1),  # "상시 5인 이상의 근로자", as older statutes and regulations count people
+    "인치": ("inches", 1),  # not persons: "3인치"
     "학점": ("credits", 1),
     "시간": ("hours", 1),
     "일": ("days", 1),
@@ -106,10 +108,13 @@ def _in_base(value: float, unit: str, written: str = "") -> Quantity | None:
 
 
 def quantities(text: str) -> list[Quantity]:
-    """The quantities ``text`` states, bounds or not ("60명이면", "8주 지나서")."""
+    """The quantities ``text`` states, bounds or not ("60명이면", "8주 지나서"); the unit of a rate ("1명당 기준", "1인당
+    3만원") is no quantity of the case."""
     out: list[Quantity] = []
     for m in _QUANTITY.finditer(text):
-        if m["unit1"] is not None and (q := _in_base(_value(m["one"]), m["unit1"], "".join(m["one"].split()) + m["unit1"])):
+        if m["unit1"] is None or m["after"].startswith("당"):
+            continue
+        if q := _in_base(_value(m["one"]), m["unit1"], "".join(m["one"].split()) + m["unit1"]):
             out.append(q)
     return out
 
