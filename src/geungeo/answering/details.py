@@ -101,16 +101,17 @@ _MONEY_AMOUNT = re.compile(rf"{_SUM}|(?s:^(?=.*?(?:{_MONEY})).*?(?:{_SHARE}))")
 _ASKS_MONEY = re.compile(_MONEY)
 # "점수가 얼마예요", "배점은 얼마": a score asked with 얼마, stated in points ("100점"), not money.
 _SCORE_HOW_MUCH = rf"(점수|평점|배점|평가점수){_HOW_MUCH_AFTER}"
+_AMOUNT_ASKED = _detail(
+    "금액 / amount",
+    rf"얼마|{_SOME}원|how much",
+    _AMOUNT,
+    unless=f"{_PERIOD_HOW_MUCH}|{_SCORE_HOW_MUCH}",
+    despite=_MONEY_HOW_MUCH,
+)
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
-    _detail(
-        "금액 / amount",
-        rf"얼마|{_SOME}원|how much",
-        _AMOUNT,
-        unless=f"{_PERIOD_HOW_MUCH}|{_SCORE_HOW_MUCH}",
-        despite=_MONEY_HOW_MUCH,
-    ),
+    _AMOUNT_ASKED,
     _detail("수량 / quantity", _PERIOD_HOW_MUCH, rf"\d|지체\s*없이|즉시|{_SHARE}", unless=_MONEY_HOW_MUCH),
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
@@ -239,6 +240,6 @@ def asked_details(question: str) -> list[Detail]:
     terms = set(bm25_terms(asking, compounds=False))
     asked = [d for d in DETAILS if d.asked(asking, terms)]
     if _ASKS_MONEY.search(asking):
-        asked = [replace(d, states=_MONEY_AMOUNT) if d.name == "금액 / amount" else d for d in asked]
+        asked = [replace(d, states=_MONEY_AMOUNT) if d is _AMOUNT_ASKED else d for d in asked]
     this_year = _THIS_YEAR.search(asking)
     return [_for_this_year(d, this_year.group(1)) for d in asked] if this_year else asked

@@ -323,7 +323,8 @@ def extract(
     # each punished by a passage retrieval kept or by a reference linked to that provision
     breakable = [first, *(s for s in stating.values() if s.item.label != first.item.label)] if sanctions else []
     penalty = next(
-        (p for s in breakable if (p := _penalty(s, every, evidence, set(_linked(s, evidence)))) is not None), None
+        (p for s in breakable if (p := _penalty(s, every, evidence, set(_linked_of(s, first, linked, evidence)))) is not None),
+        None,
     )
     if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
         stating |= {d.name: penalty for d in asked if states(d, penalty.text, weakly=False)}
@@ -586,6 +587,13 @@ def same_family(doc: str, answering: str) -> bool:
     """Whether ``doc`` is the answering clause's document or one delegating to or from it (법, 법 시행령)."""
     a, b = doc.replace(" ", ""), answering.replace(" ", "")
     return not a or not b or a.startswith(b) or b.startswith(a)
+
+
+def _linked_of(
+    s: Sentence, first: Sentence, first_linked: dict[int, EvidenceItem], evidence: Sequence[EvidenceItem]
+) -> dict[int, EvidenceItem]:
+    """:func:`_linked` of ``s``, known already when it is ``first``."""
+    return first_linked if s is first else _linked(s, evidence)
 
 
 def _linked(first: Sentence, evidence: Sequence[EvidenceItem]) -> dict[int, EvidenceItem]:
