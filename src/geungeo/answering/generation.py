@@ -94,8 +94,9 @@ def _quoted(before: str, items: list[EvidenceItem]) -> EvidenceItem:
 
 RefusalReason = Literal["empty", "unheld", "unmentioned", "nothing", "unstated", "unbounded", "weak"]
 """Why an answer is 근거 부족: the store holds no documents; the question cites documents the store does not hold;
-nothing found that bears on the question; related provisions found that do not state the figure asked for; related
-provisions found that draw no line on a figure the question states; related provisions found that do not answer it."""
+it asks about a name no stored passage writes; nothing found that bears on the question; related provisions found
+that do not state the figure asked for; related provisions found that draw no line on a figure the question states;
+related provisions found that do not answer it."""
 
 
 def refusal_text(
