@@ -1283,3 +1283,30 @@ def test_the_provision_drawing_the_line_on_the_questions_figure_answers_first() 
     # the unit of a rate sets no case: "1명당" is not a headcount to draw a line on
     room = _item(1, "령 제58조", "기숙사 침실의 넓이는 1인당 2.5제곱미터 이상으로 한다.")
     assert extract("기숙사 방 크기 1명당 기준", [room], None).unbounded == []
+
+
+def test_a_question_naming_the_kind_of_sanction_is_not_answered_by_another_kind() -> None:
+    # "과태료 얼마까지" asks for an administrative fine: a conviction's 벌금 of the same amount is another sanction
+    duty = _article(1, "법 제17조", "사용자는 근로계약을 체결하는 때에는 근로조건을 서면으로 명시하여야 한다.")
+    fine = _article(2, "법 제114조", "다음 각 호의 어느 하나에 해당하는 자는 500만원 이하의 벌금에 처한다.\n1. 제17조 위반자")
+    question = "사장이 근로조건을 서면으로 안 써줬어요. 과태료 얼마까지 나오나요?"
+    ex = extract(question, [duty, fine], None)
+    assert "벌금" not in ex.render() and ex.missing == ["금액 / amount"]
+    levy = _article(3, "법 제116조", f"{LEVY}\n1. 제17조를 위반한 자")
+    answer = extract(question, [duty, fine, levy], None).render()
+    assert answer.startswith(f"- {LEVY}") and "벌금" not in answer
+    # "벌금" names no kind: people call any fine so
+    assert "500만원 이하의 벌금" in extract("근로조건을 서면으로 안 써주면 벌금 얼마예요?", [duty, fine], None).render()
+    # the kind named punishes another provision that bears on the question: its penalty answers
+    fixed = _article(4, "기간제법 제17조", "사용자는 기간제근로자와 계약할 때 근로조건을 서면으로 명시하여야 한다.", "기간제법")
+    fixed_levy = _article(5, "기간제법 제24조", f"{LEVY}\n2. 제17조를 위반한 자", "기간제법")
+    question = "기간제 계약직인데 근로조건을 서면으로 안 써줬어요. 과태료 얼마까지 나오나요?"
+    answer = extract(question, [duty, fine, fixed, fixed_levy], None).render()
+    assert answer.startswith(f"- {LEVY}") and "[기간제법 제24조]" in answer
+
+
+LEVY = "다음 각 호의 어느 하나에 해당하는 자에게는 500만원 이하의 과태료를 부과한다."
+
+
+def _article(n: int, label: str, text: str, doc: str = "법") -> EvidenceItem:
+    return _item(n, label, text, doc).model_copy(update={"article": label.split()[-1]})

@@ -33,6 +33,8 @@ from geungeo.text.structure import (
     DELEGATION,
     LIST_ITEM,
     SANCTION,
+    named_sanction,
+    other_sanction,
 )
 
 GENERIC_WEIGHT = 0.1
@@ -248,7 +250,14 @@ def extract(
     # a blank form's lines ("신청일 : 20 년 월 일") state nothing unless the form is asked about
     forms_asked = _ASKS_FORM.search(question) is not None
     quotable = [item for item in evidence if forms_asked or not _FORM.match(item.label.removeprefix(item.doc).strip())]
-    candidates = [(item, c) for item in quotable for c in clauses(_with_carried_lead(item, evidence), item.headings)]
+    # a question naming the kind of sanction it asks about ("과태료 얼마까지 나오나요?") is not answered by another kind
+    kind = named_sanction(question)
+    candidates = [
+        (item, c)
+        for item in quotable
+        for c in clauses(_with_carried_lead(item, evidence), item.headings)
+        if kind is None or not other_sanction(c.text, kind)
+    ]
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
@@ -322,6 +331,8 @@ def extract(
     # breaking the answering provision, or the one stating the figure asked ("불복 기한" of 제44조 when 제43조 answers),
     # each punished by a passage retrieval kept or by a reference linked to that provision
     breakable = [first, *(s for s in stating.values() if s.item.label != first.item.label)] if sanctions else []
+    if kind is not None:  # the kind named may punish another provision bearing on the question (계약직: 기간제법 제17조)
+        breakable += [s for s in ranked if id(s) in admitted and s.item.label not in {b.item.label for b in breakable}]
     penalty = next(
         (p for s in breakable if (p := _penalty(s, every, evidence, set(_linked_of(s, first, linked, evidence)))) is not None),
         None,

@@ -151,6 +151,24 @@ ASKS_SANCTION = re.compile(
     r"|불이익이?\s*(있|따르|생기)",
     re.IGNORECASE,
 )
+# The kinds of sanction a question may name as such: a 과태료 (an administrative fine) or a 과징금 (a surcharge) is not
+# the 벌금 of a criminal conviction. "벌금" names no kind: people call any fine so.
+_NAMED_SANCTION = re.compile(r"과태료|과징금")
+
+
+def named_sanction(question: str) -> str | None:
+    """The one kind of sanction ``question`` names as such ("과태료 얼마까지 나오나요?": 과태료), else None."""
+    kinds = set(_NAMED_SANCTION.findall(question))
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def other_sanction(text: str, kind: str) -> bool:
+    """Whether ``text`` states sanctions (:data:`SANCTION`) and none of them of ``kind`` ("500만원 이하의 벌금" for
+    과태료)."""
+    stated = {m.group(m.lastindex or 0) for m in SANCTION.finditer(text)}
+    return bool(stated) and kind not in stated
+
+
 # An article's heading at the start of its text: "제5조(목적)", "제3조 ① …" or "제2조 삭제" (not a sentence opening
 # with a reference: "제8조에 따른 …", "제44조ㆍ제45조 또는 제66조를 위반한 자는 …", "제49조 및 제50조는 …").
 ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?(\s*\([^)]*\)|(?=\s*([<①-⑳]|삭제|생략|$)))\s*")
