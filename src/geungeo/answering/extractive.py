@@ -364,11 +364,13 @@ def extract(
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     # a figure the question sets its case by that the quoted provisions draw no line on ("직원이 4명뿐인 가게"): the
     # clause of the best passages that does ("상시 5인 이상의 근로자를 사용하는") answers first
-    lines = _drawing_the_line(question, ranked, chosen, best_passages, floor)
+    left = unbounded(question, chosen)
+    lines = _drawing_the_line(question, left, ranked, best_passages, floor) if left else None
     if lines is not None:
         chosen = [lines, *chosen]
+        left = unbounded(question, chosen)
     score = min(1.0, 0.75 * best + 0.25 * agreement)
-    return Extract(chosen, round(score, 4), missing, unbounded(question, chosen))
+    return Extract(chosen, round(score, 4), missing, left)
 
 
 # What a question's durations and dates measure: they tell its story ("배송일이 2주나 지났는데", "5년 동안",
@@ -392,14 +394,10 @@ def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
 
 
 def _drawing_the_line(
-    question: str, ranked: list[Sentence], chosen: list[Sentence], passages: set[int], floor: float
+    question: str, left: Sequence[str], ranked: list[Sentence], passages: set[int], floor: float
 ) -> Sentence | None:
     """The first of ``ranked`` in the best ``passages``, covering ``floor``, whose clause bounds every figure of the
-    question that the ``chosen`` clauses leave unbounded (:func:`unbounded`); None when they leave none or no such
-    clause is there."""
-    left = set(unbounded(question, chosen))
-    if not left:
-        return None
+    question the quoted clauses ``left`` unbounded (:func:`unbounded`); None when no such clause is there."""
     measures = {q.measure for q in quantities(asking_part(question)) if q.written in left}
     return next(
         (s for s in ranked if s.item.n in passages and s.coverage >= floor and measures <= set(ranges(s.text))), None

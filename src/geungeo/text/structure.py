@@ -141,7 +141,7 @@ DELEGATION = re.compile(
 # repeats the words of the duty it enforces, so its figures read like an answer to a question about the duty.
 _SANCTION_FIGURE = r"\d[\d,.]*\s*([만천억]\s*)*(원|년|개월|월|일)"
 SANCTION = re.compile(
-    rf"{_SANCTION_FIGURE}\s*(이상\s*)?({_SANCTION_FIGURE}\s*)?(이하|미만)의\s*(징역|금고|벌금|과태료|과료|과징금|구류|자격정지)"
+    rf"{_SANCTION_FIGURE}\s*(이상\s*)?({_SANCTION_FIGURE}\s*)?(이하|미만)의\s*(?P<kind>징역|금고|벌금|과태료|과료|과징금|구류|자격정지)"
 )
 # A question about sanctions: what the 벌칙 articles state. Besides naming one, a question asks it by asking what
 # disadvantage follows: "안 따르면 어떤 불이익이 있나요?" (not "불이익을 줘도 되나요?", whether one may be imposed;
@@ -165,7 +165,7 @@ def named_sanction(question: str) -> str | None:
 def other_sanction(text: str, kind: str) -> bool:
     """Whether ``text`` states sanctions (:data:`SANCTION`) and none of them of ``kind`` ("500만원 이하의 벌금" for
     과태료)."""
-    stated = {m.group(m.lastindex or 0) for m in SANCTION.finditer(text)}
+    stated = {m["kind"] for m in SANCTION.finditer(text)}
     return bool(stated) and kind not in stated
 
 
