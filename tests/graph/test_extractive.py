@@ -869,6 +869,29 @@ def test_meaning_chooses_among_all_clauses_of_the_first_provision_that_share_a_w
     ]
 
 
+def test_the_document_name_the_question_writes_does_not_choose_among_its_clauses() -> None:
+    """"소프트웨어교육원 원장 임기": the name picked the regulation and is said of each of its clauses alike; an
+    embedder compares each clause with the question, and ④ ("교육원에는 소프트웨어 관련 … 교육 …") shares the name's
+    words, ② the asked "임기". Each clause is compared under its document's name, as passages are embedded."""
+    question = "소프트웨어교육원 원장 임기"
+    text = (
+        "② 원장은 조교수 이상 전임교원 중에서 총장이 임명하며, 임기는 2년으로 연임할 수 있다.\n"
+        "④ 교육원에는 소프트웨어 관련 일반인 교육에 대한 교육과정 개발을 위하여 산학협력교원 등을 둘 수 있으며, "
+        "산학협력교원 등은 원장의 추천에 의하여 총장이 임용한다."
+    )
+    rule = _item(1, "소프트웨어교육원규정 제3조", text, doc="소프트웨어교육원규정")
+
+    def bigrams(text: str) -> set[str]:
+        return {text[i : i + 2] for i in range(len(text) - 1) if " " not in text[i : i + 2]}
+
+    def meaning(question: str, texts: Sequence[str]) -> list[float]:  # shared character pairs, as a crude embedder
+        asked = bigrams(question)
+        return [len(asked & bigrams(t)) / len(asked) for t in texts]
+
+    assert meaning(question, [text.split("\n")[1]]) > meaning(question, [text.split("\n")[0]])
+    assert extract(question, [rule], None, similarity=meaning).sentences[0].text.startswith("② 원장은")
+
+
 def test_a_list_lead_admitted_by_meaning_does_not_displace_its_item_that_the_words_found() -> None:
     """The lead sentence of a list (a table's, a 조's "다음 각 호") is compared by meaning like any clause of the first
     provision, but when one of its own items bears on the question by its words, that item is quoted, not the whole

@@ -706,9 +706,12 @@ def _closeness(question: str, bearing: list[Sentence], similarity: Similarity | 
 
 
 def _in_short(s: Sentence) -> str:
-    """A clause as its meaning is compared: a list item under its lead sentence, without the items it is quoted
-    with (its 호 above a 목, its 목 below a 호), so that all the items of a list compete alike."""
-    return f"{s.lead}\n{s.words}" if s.is_item else s.text
+    """A clause as its meaning is compared: under its document's name, which picked the provision and is said of
+    every clause alike ("소프트웨어교육원 원장 임기" is not answered by ④ "교육원에는 소프트웨어 관련 …" for sharing the
+    name's words), and a list item under its lead sentence, without the items it is quoted with (its 호 above a 목,
+    its 목 below a 호), so that all the items of a list compete alike."""
+    text = f"{s.lead}\n{s.words}" if s.is_item else s.text
+    return f"{s.item.doc}\n{text}" if s.item.doc else text
 
 
 def by_rank(scored: list[Sentence], rank: dict[int, int], closeness: dict[str, float] | None = None) -> list[Sentence]:
