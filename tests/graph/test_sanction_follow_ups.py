@@ -150,3 +150,64 @@ def test_a_question_about_a_sanction_finds_the_penalty_of_the_duty_it_describes(
     # before: 제2조 alone, its "80퍼센트" taken for the amount asked; the penalty was never retrieved
     lines = answer.answer.splitlines()
     assert "2천만원 이하의 벌금" in lines[1] and "[휴식권보장법 제7조]" in lines[1]
+
+
+INSTALMENT = """---
+제목: 선불거래법
+시행일자: 2025-01-01
+---
+
+# 선불거래법
+
+##### 제1조 (목적)
+
+이 법은 선불식 거래의 소비자를 보호함을 목적으로 한다.
+
+##### 제2조 (자산의 신고)
+
+선불거래업자는 선불거래업자의 자산 현황을 매년 공정거래위원회에 신고하여야 한다. 공정거래위원회는 신고를 받은 때 이를 공개한다.
+
+##### 제3조 (자료의 제출)
+
+선불거래업자는 선불거래업자의 거래 기록을 공정거래위원회가 요청하면 공정거래위원회에 제출하여야 한다.
+
+##### 제4조 (시정조치의 제한)
+
+공정거래위원회는 선불거래업자의 위반행위가 끝난 날부터 5년이 지난 경우에는 시정조치를 명하거나 과징금을 부과하지 아니한다.
+
+##### 제10조 (벌칙)
+
+제2조를 위반한 자는 1년 이하의 징역 또는 1천만원 이하의 벌금에 처한다.
+
+##### 제11조 (벌칙)
+
+제2조를 위반하여 거짓으로 신고한 자는 2년 이하의 징역 또는 2천만원 이하의 벌금에 처한다.
+
+##### 제12조 (과태료)
+
+제3조를 위반한 자에게는 500만원 이하의 과태료를 부과한다.
+
+##### 제13조 (과태료)
+
+제3조를 위반하여 거짓 기록을 제출한 자에게는 1천만원 이하의 과태료를 부과한다.
+"""
+
+
+def test_the_penalties_of_duties_do_not_crowd_out_what_a_sanction_question_asks(tmp_path: Path) -> None:
+    """"몇 년이 지나면 … 과징금을 못 하게 되나요?" asks about sanctions, so the duties found without its sanction words
+    (제2조, 제3조) bring their penalties. Forced among the best passages, their four penalties and the two duties took
+    every place and the article that answers (제4조) was left out: refused. The penalties now join after the passages
+    chosen, as references of their duty."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "선불거래법.md").write_text(INSTALMENT, "utf-8")
+    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_enabled=False))
+    engine.ingest([tmp_path / "docs"])
+    runner = QueryRunner(engine, llm=None)
+    try:
+        answer = runner.run("선불거래업자가 법을 어긴 뒤 몇 년이 지나면 공정거래위원회가 과징금을 못 물리나요?")
+    finally:
+        runner.close()
+    assert any("penalties of" in step.note for step in answer.flow_log)  # the duties and their penalties were sought
+    assert not answer.refused and answer.citations[0].label == "선불거래법 제4조"
+    penalties = [e for e in answer.evidence if e.label in ("선불거래법 제10조", "선불거래법 제12조")]
+    assert penalties and all(e.origin == "reference" for e in penalties)

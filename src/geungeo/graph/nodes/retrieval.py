@@ -58,9 +58,8 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
     duties = _duties(question, search, ctx.engine.store) if not cited and not state.get("iteration") and where is None else []
-    for duty, punishing in duties:
-        for chunk in [duty.chunk, *punishing]:
-            pool_by_id.setdefault(chunk.id, EvidenceItem.from_chunk(0, chunk, duty.score))
+    for duty, _ in duties:
+        pool_by_id.setdefault(duty.chunk.id, EvidenceItem.from_chunk(0, duty.chunk, duty.score))
     if duties:
         tracker.notes.append(f"penalties of: {', '.join(str(d.chunk.meta.get('article')) for d, _ in duties)}")
     if ctx.corrections is not None and not state.get("iteration"):
@@ -76,7 +75,7 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     plan = state.get("plan")
     parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
     leads = [chunks[0].id for chunks in cited]
-    leads += [chunk.id for duty, punishing in duties for chunk in [duty.chunk, *punishing]]
+    leads += [duty.chunk.id for duty, _ in duties]
     leads += [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
@@ -177,6 +176,19 @@ def expand(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"candidates": candidates + added}
 
 
+def _penalties_of(store: ChunkStore, chosen: Sequence[EvidenceItem], taken: set[str]) -> list[EvidenceItem]:
+    """The penalties of the ``chosen`` passages (:func:`penalties`) not among them, each a reference of the passage it
+    punishes. They join after the chosen passages rather than in their places: forced among them, three penalties of
+    two duties crowded out the article answering "몇 년이 지나면 … 과징금을 못 하게 되나요?"."""
+    out: dict[str, EvidenceItem] = {}
+    for item in chosen:
+        for chunk in penalties(store, [item.chunk_id]):
+            if chunk.id not in taken and chunk.id not in out:
+                penalty = EvidenceItem.from_chunk(0, chunk, 0.0, origin="reference")
+                out[chunk.id] = penalty.model_copy(update={"via": item.chunk_id})
+    return list(out.values())
+
+
 def _with_leads(chosen: list[EvidenceItem], candidates: list[EvidenceItem], leads: list[str]) -> list[EvidenceItem]:
     """``chosen`` with the best passage of each part of the question among them ("주택 임대차 기간" and "상가 임대차
     기간" for "주택과 상가 임대차 기간 차이는?"): a missing one takes the place of the lowest-scored passage that is
@@ -220,7 +232,7 @@ class _Ranking(BaseModel):
 def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Top RERANK_TOP_K passages: human-verified corrections first, then the retrieved ones (LLM listwise
     order when a model is there, else the fused order), followed by the articles those passages cite (or
-    that cite them) and their neighbours."""
+    that cite them; for a question about sanctions, the penalties punishing them first) and their neighbours."""
     everything = state.get("candidates", [])
     pinned = [c for c in everything if c.origin == "correction"][: ctx.settings.rerank_top_k]  # preferred evidence
     added = ("neighbour", "reference", "correction")
@@ -247,7 +259,10 @@ def rerank(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     # a cited article that retrieval found too but ranked below the chosen ones is kept as well, as a reference
     by_id = {c.chunk_id: c for c in everything if c.origin in ("reference", "retrieval") and c.chunk_id not in taken}
     references = [by_id[t].model_copy(update={"origin": "reference", "via": p}) for p, t in related if t in by_id]
-    references = references[: ctx.settings.rerank_top_k]
+    # asked what breaking them costs, the penalties of the chosen passages come first: they are what it asks
+    if ASKS_SANCTION.search(state.get("standalone") or state["question"]):
+        references = [*_penalties_of(ctx.engine.store, chosen, taken), *references]
+    references = list({c.chunk_id: c for c in references}.values())[: ctx.settings.rerank_top_k]
     taken |= {c.chunk_id for c in references}
     neighbours = _neighbours(ctx, chosen, everything, taken)[: ctx.settings.rerank_top_k]
     kept = pinned + chosen + references + neighbours
