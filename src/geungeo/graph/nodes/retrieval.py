@@ -58,10 +58,10 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             pool_by_id[chunk.id] = EvidenceItem.from_chunk(0, chunk, best)
         tracker.notes.append(f"cited: {', '.join(str(chunks[0].meta['article']) for chunks in cited)}")
     duties = _duties(question, search, ctx.engine.store) if not cited and not state.get("iteration") and where is None else []
-    for duty, _ in duties:
+    for duty in duties:
         pool_by_id.setdefault(duty.chunk.id, EvidenceItem.from_chunk(0, duty.chunk, duty.score))
     if duties:
-        tracker.notes.append(f"penalties of: {', '.join(str(d.chunk.meta.get('article')) for d, _ in duties)}")
+        tracker.notes.append(f"penalties of: {', '.join(str(d.chunk.meta.get('article')) for d in duties)}")
     if ctx.corrections is not None and not state.get("iteration"):
         for correction, similarity in ctx.corrections.find(question):
             pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity)
@@ -75,7 +75,7 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     plan = state.get("plan")
     parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
     leads = [chunks[0].id for chunks in cited]
-    leads += [duty.chunk.id for duty, _ in duties]
+    leads += [duty.chunk.id for duty in duties]
     leads += [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
@@ -99,14 +99,15 @@ def _cited(state: GraphState, ctx: GraphContext) -> list[list[Chunk]]:
 _DUTIES = 2  # duty passages whose penalties a question about sanctions brings (chosen a priori, not tuned)
 
 
-def _duties(question: str, search: Callable[[str], list[Hit]], store: ChunkStore) -> list[tuple[Hit, list[Chunk]]]:
+def _duties(question: str, search: Callable[[str], list[Hit]], store: ChunkStore) -> list[Hit]:
     """For a question about what breaking something costs that cites no article ("임금을 제때 안 주면 처벌은?"): the
-    best passages found without its sanction words that state no sanction themselves (the duty: 근로기준법 제43조),
-    each with the penalties that cite it (제109조, which names "제43조" but not 임금); none for other questions."""
+    best passages found without its sanction words that state no sanction themselves and that a penalty cites (the
+    duty: 근로기준법 제43조, which 제109조 names as "제43조" but not by 임금); none for other questions. Each keeps a
+    place among the best passages; its penalties follow them (:func:`rerank`)."""
     if not ASKS_SANCTION.search(question):
         return []
     hits = [h for h in search(ASKS_SANCTION.sub(" ", question)) if not SANCTION.search(h.chunk.text)][:_DUTIES]
-    return [(hit, found) for hit in hits if (found := penalties(store, [hit.chunk.id]))]
+    return [hit for hit in hits if penalties(store, [hit.chunk.id])]
 
 
 def penalties(store: ChunkStore, chunk_ids: Sequence[str]) -> list[Chunk]:
