@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from geungeo.answering.models import Answer
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.routing import is_follow_up
 from geungeo.graph.runner import QueryRunner
@@ -137,16 +138,21 @@ REST = """---
 """
 
 
-def test_a_question_about_a_sanction_finds_the_penalty_of_the_duty_it_describes(tmp_path: Path) -> None:
+def _asked_of(tmp_path: Path, statute: str, question: str) -> Answer:
+    """The extractive answer to ``question`` over a store holding the one ``statute`` (Markdown with its 제목)."""
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "휴식권보장법.md").write_text(REST, "utf-8")
+    (tmp_path / "docs" / "statute.md").write_text(statute, "utf-8")
     engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_enabled=False))
     engine.ingest([tmp_path / "docs"])
     runner = QueryRunner(engine, llm=None)
     try:
-        answer = runner.run("연차 유급휴가를 안 주면 벌금은 얼마예요?")
+        return runner.run(question)
     finally:
         runner.close()
+
+
+def test_a_question_about_a_sanction_finds_the_penalty_of_the_duty_it_describes(tmp_path: Path) -> None:
+    answer = _asked_of(tmp_path, REST, "연차 유급휴가를 안 주면 벌금은 얼마예요?")
     # before: 제2조 alone, its "80퍼센트" taken for the amount asked; the penalty was never retrieved
     lines = answer.answer.splitlines()
     assert "2천만원 이하의 벌금" in lines[1] and "[휴식권보장법 제7조]" in lines[1]
@@ -198,15 +204,7 @@ def test_the_penalties_of_duties_do_not_crowd_out_what_a_sanction_question_asks(
     (제2조, 제3조) bring their penalties. Forced among the best passages, their four penalties and the two duties took
     every place and the article that answers (제4조) was left out: refused. The penalties now join after the passages
     chosen, as references of their duty."""
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "선불거래법.md").write_text(INSTALMENT, "utf-8")
-    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake", cache_enabled=False))
-    engine.ingest([tmp_path / "docs"])
-    runner = QueryRunner(engine, llm=None)
-    try:
-        answer = runner.run("선불거래업자가 법을 어긴 뒤 몇 년이 지나면 공정거래위원회가 과징금을 못 물리나요?")
-    finally:
-        runner.close()
+    answer = _asked_of(tmp_path, INSTALMENT, "선불거래업자가 법을 어긴 뒤 몇 년이 지나면 공정거래위원회가 과징금을 못 물리나요?")
     assert any("penalties of" in step.note for step in answer.flow_log)  # the duties and their penalties were sought
     assert not answer.refused and answer.citations[0].label == "선불거래법 제4조"
     penalties = [e for e in answer.evidence if e.label in ("선불거래법 제10조", "선불거래법 제12조")]
