@@ -332,7 +332,8 @@ def extract(
     # each punished by a passage retrieval kept or by a reference linked to that provision
     breakable = [first, *(s for s in stating.values() if s.item.label != first.item.label)] if sanctions else []
     if kind is not None:  # the kind named may punish another provision bearing on the question (계약직: 기간제법 제17조)
-        breakable += [s for s in ranked if id(s) in admitted and s.item.label not in {b.item.label for b in breakable}]
+        breaking = {b.item.label for b in breakable}
+        breakable += [s for s in ranked if id(s) in admitted and s.item.label not in breaking]
     penalty = next(
         (p for s in breakable if (p := _penalty(s, every, evidence, set(_linked_of(s, first, linked, evidence)))) is not None),
         None,
