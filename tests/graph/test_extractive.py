@@ -1308,6 +1308,23 @@ def test_the_provision_drawing_the_line_on_the_questions_figure_answers_first() 
     assert extract("기숙사 방 크기 1명당 기준", [room], None).unbounded == []
 
 
+def test_a_special_case_drawn_for_the_questions_figure_is_read_after_the_rule_on_the_other_side_of_the_line() -> None:
+    # ② holds "4명" and answers first; alone it hides that the law applies in full from five people up (①)
+    scope = _article(
+        1,
+        "기간제법 제3조",
+        "① 이 법은 상시 5인 이상의 근로자를 사용하는 모든 사업 또는 사업장에 적용한다.\n"
+        "② 상시 4인 이하의 근로자를 사용하는 사업 또는 사업장에 대하여는 대통령령으로 정하는 바에 따라 이 법의 일부 규정을 "
+        "적용할 수 있다.\n"
+        "③ 국가 및 지방자치단체의 기관에 대하여는 상시 사용하는 근로자의 수와 관계없이 이 법을 적용한다.",
+    )
+    question = "직원이 4명뿐인 작은 가게에서 계약직으로 일하는데 이 법이 여기에도 그대로 적용되나요?"
+    texts = [s.text[:1] for s in extract(question, [scope], None).sentences]
+    assert texts == ["①", "②"]
+    # a figure the rule itself holds ("직원이 7명") is answered by ① alone
+    assert [s.text[:1] for s in extract("직원이 7명인 가게에도 이 법이 적용되나요?", [scope], None).sentences] == ["①"]
+
+
 def test_a_question_naming_the_kind_of_sanction_is_not_answered_by_another_kind() -> None:
     # "과태료 얼마까지" asks for an administrative fine: a conviction's 벌금 of the same amount is another sanction
     duty = _article(1, "법 제17조", "사용자는 근로계약을 체결하는 때에는 근로조건을 서면으로 명시하여야 한다.")

@@ -370,6 +370,10 @@ def extract(
     if lines is not None:
         chosen = [lines, *chosen]
         left = unbounded(question, chosen)
+    # a later 항 drawing its line on a figure the question sets its case by ("② 상시 4인 이하의 …" for "직원이 4명뿐인")
+    # is read after the earlier 항 drawing the other side of that line ("① 이 법은 상시 5인 이상의 … 적용한다")
+    figures = _setting_figures(question)
+    chosen = _each_after(chosen, lambda s: _other_side(s, every, figures))
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing, left)
 
@@ -379,6 +383,34 @@ def extract(
 _STORY_MEASURE = "days"
 
 
+def _setting_figures(question: str) -> list[Quantity]:
+    """The figures the asking part of ``question`` sets its case by (an age, a headcount, hours, an amount …; not a
+    duration or a date, which tell the story)."""
+    return [q for q in quantities(asking_part(question)) if q.measure != _STORY_MEASURE]
+
+
+def _other_side(s: Sentence, every: list[Sentence], figures: Sequence[Quantity]) -> Sentence | None:
+    """For a quoted later 항 whose range holds one of ``figures`` ("② 상시 4인 이하의 근로자를 사용하는 사업 … 일부
+    규정을 적용할 수 있다" for "직원이 4명뿐인"), the earliest 항 of its article that bounds the same measure without
+    holding the figure ("① 이 법은 상시 5인 이상의 근로자를 사용하는 모든 사업 … 적용한다"): the rule its special
+    case departs from, without which the answer hides where the line falls. None for any other clause."""
+    own = CIRCLED.find(s.text[:1]) if s.text else -1
+    if own < 1 or s.item.article is None:
+        return None
+    bounds = ranges(s.text)
+    held = {q.measure for q in figures if q.measure in bounds and bounds[q.measure].holds(q)}
+    if not held:
+        return None
+
+    def other_side(t: Sentence) -> bool:
+        if t.item.label != s.item.label or t.is_item or not 0 <= CIRCLED.find(t.text[:1]) < own:
+            return False
+        lines = ranges(t.text)
+        return any(q.measure in lines and not lines[q.measure].holds(q) for q in figures if q.measure in held)
+
+    return min((t for t in every if other_side(t)), key=lambda t: CIRCLED.find(t.text[:1]), default=None)
+
+
 def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
     """The figures the asking part of ``question`` states (an age, hours, a headcount, an amount, a score …; not a
     duration or a date, which tell the story) whose measure no passage of the ``chosen`` clauses bounds: a question
@@ -386,7 +418,7 @@ def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
     14시간 일한 알바도 퇴직금 받나요?") is not answered by a provision drawing no line on what that figure measures,
     however many of its words it shares. A figure told in a sentence before the question ("…30만원을 먼저 내래요. 이런
     돈 받아도 되는 건가요?") sets nothing."""
-    figures = [q for q in quantities(asking_part(question)) if q.measure != _STORY_MEASURE]
+    figures = _setting_figures(question)
     if not figures:
         return []
     passages = {text for s in chosen for text in (s.text, s.item.text)}
