@@ -10,8 +10,9 @@ import pytest
 
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
 from geungeo.answering.details import asked_details, states
-from geungeo.answering.extractive import Extract, Sentence, Similarity, extract
+from geungeo.answering.extractive import Similarity, extract
 from geungeo.answering.models import EvidenceItem
+from geungeo.answering.sentences import Extract, Sentence
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon

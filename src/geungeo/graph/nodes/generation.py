@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from geungeo.answering.extractive import Extract
 from geungeo.answering.generation import Composed, Request, compose_answer, refusal_text, validate_citations
+from geungeo.answering.sentences import Extract
 from geungeo.graph.context import GraphContext, Tracker, Update, emit
 from geungeo.graph.state import GraphState, evidence_items
 

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from geungeo.answering.extractive import Extract
 from geungeo.answering.generation import is_refusal, refusal_text
 from geungeo.answering.models import Answer, Grade, Groundedness
+from geungeo.answering.sentences import Extract
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.generation import generate
 from geungeo.graph.state import GraphState, earlier_questions, evidence_items

@@ -8,7 +8,7 @@ from contextvars import copy_context
 
 from pydantic import BaseModel
 
-from geungeo.answering.extractive import same_family
+from geungeo.answering.linked import same_family
 from geungeo.answering.models import EvidenceItem
 from geungeo.filters import parse_filter
 from geungeo.graph.context import GraphContext, Tracker, Update

@@ -1,0 +1,111 @@
+"""Parallel cases in the evidence: the rows of a table and the items of a list. An answer quotes the row the question
+names, the item whose range holds its figure, a list whole when its items differ in meaning more than in words, and
+the general case before a special one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from geungeo.answering.details import Detail, states
+from geungeo.answering.quantities import Quantity, ranges
+from geungeo.answering.sentences import Sentence, found_at, overlaps
+
+Cases = dict[tuple[int, int | str], list[Sentence]]
+"""The parallel cases of each table (its rows) and each list (its items under one lead), by passage and table number
+or lead."""
+
+
+def parallel_cases(every: list[Sentence]) -> Cases:
+    """The parallel cases of each table (its rows) and each list (its items under one lead) of the evidence, keyed
+    by passage and table number or lead."""
+    cases: Cases = {}
+    for s in every:
+        if s.table is not None or s.is_item:
+            cases.setdefault((s.item.n, s.table if s.table is not None else s.lead), []).append(s)
+    return cases
+
+
+def looked_up(
+    chosen: list[Sentence], cases: Cases, scored: list[Sentence], headers: dict[int, set[str]], k: int
+) -> list[Sentence]:
+    """Up to ``k`` rows the question names of the tables of the answering provision (``chosen[0]``'s) that no quoted
+    clause is a row of: a row that alone among its table's rows states a word of the question that no quoted clause
+    and not its passage's title (``headers``) states (its key: "알파고" of "4단계: 거장(숙련된 인간의 99% 이상) |
+    딥블루, 알파고 | 미달성" for "알파고는 몇 단계에 들어가 있고"). The words every row states ("단계") say nothing of
+    which row is meant, nor do those naming the document ("계획" of "추진계획")."""
+    label = chosen[0].item.label
+    quoted = {(s.item.n, s.table) for s in chosen}
+    on_topic = {id(s) for s in scored}
+    said = set().union(*(s.covers for s in chosen))
+    found: list[Sentence] = []
+    for (n, table), rows in cases.items():
+        if rows[0].table is None or rows[0].item.label != label or (n, table) in quoted:
+            continue
+        stating = Counter(word for row in rows for word in row.covers)  # how many of the rows state each word
+        for row in rows:
+            key = {word for word in row.covers if stating[word] == 1} - said - headers.get(n, set())
+            if len(found) < k and id(row) in on_topic and key and not overlaps(row, chosen + found):
+                found.append(row)
+                said |= row.covers
+    return found
+
+
+def by_figure(chosen: list[Sentence], cases: Cases, figures: Sequence[Quantity]) -> list[Sentence]:
+    """``chosen`` with the tables and lists it quotes read by the row or item whose range holds one of the ``figures``
+    the question states, when exactly one of its bounded cases does ("수강인원이 60명이면": the row "50명 이상 75명
+    미만", not "75명 이상"; "8주 지나서": "30일이 지난 날부터 60일 까지"). A case whose range does not hold the figure
+    gives way to that one, and a clause quoting the whole table or list quotes its lead with that case alone."""
+    out = list(chosen)
+    for parallel in cases.values() if figures else ():
+        bounds = [(case, ranges(case.words)) for case in parallel]
+        for figure in figures:
+            bounded = [case for case, bound in bounds if figure.measure in bound]
+            holding = [case for case, bound in bounds if figure.measure in bound and bound[figure.measure].holds(figure)]
+            if len(bounded) > 1 and len(holding) == 1:
+                out = _read_by(out, holding[0], [case for case in bounded if case is not holding[0]])
+    return out
+
+
+def _read_by(chosen: list[Sentence], case: Sentence, others: list[Sentence]) -> list[Sentence]:
+    """``chosen`` with ``case`` in place of each of ``others`` and of a clause quoting several of them (a list's or a
+    table's lead with every case: its lead is kept above ``case``)."""
+    out: list[Sentence] = []
+    for s in chosen:
+        other = any(s.item is o.item and s.text == o.text for o in others)
+        whole = not other and sum(o.words in s.text for o in [case, *others] if o.text != s.text) > 1
+        if whole and case.table is not None:  # a row under the sentence pointing to its table
+            s = Sentence(s.item, f"{s.lead}\n{case.text}", s.coverage, s.covers, s.words)
+        elif other or whole:
+            s = case
+        if not overlaps(s, out):
+            out.append(s)
+    return out
+
+
+def whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
+    """The answering clause, or when it is one item of a list (a 호, or a 목 under its 호) whose own words state at
+    most one word of the question, the whole list under the lead: the items of a list differ in meaning more than in
+    words ("물건이 안 와요" is 1호's "공급되지 아니한 경우", not 2호's "할부계약이 취소된 경우" that shares "할부"),
+    so a guess between them is left to the reader."""
+    if not first.is_item or len(first.covers) > 1:
+        return first
+    lead = first.lead
+    whole = [s for s in scored if s.item is first.item and s.words == lead and s.text.startswith(f"{lead}\n")]
+    return max(whole, key=lambda s: len(s.text), default=first)
+
+
+def general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:
+    """When a quoted clause is a later item of a list and states a figure ``asked`` for, the list's first item if it
+    states such a figure too: a list states the general case first and the special ones after it ("1. 18세
+    미만(원동기장치자전거의 경우에는 16세 미만)인 사람" before "6. 제1종 대형면허 … 19세 미만")."""
+    kinds = [d for d in asked if states(d, quoted.words, sanctions=sanctions, weakly=False)]
+    if not quoted.is_item or not kinds:
+        return None
+
+    def place(s: Sentence) -> int:
+        return found_at(s.item.text, s.words.split("\n", 1)[0][:40])
+
+    first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
+    stated = any(states(d, first.words, sanctions=sanctions, weakly=False) for d in kinds)
+    return first if stated and place(first) < place(quoted) else None
