@@ -51,7 +51,10 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     cited = _cited(state, ctx) if not state.get("iteration") and where is None else []
     if cited:
         best = max((hit.score for hits in results for hit in hits), default=1.0)
-        # asked what breaking them costs ("위반하면 처벌은?"): the penalty articles that name them join them
+        # asked what breaking them costs ("위반하면 처벌은?"): the penalty articles that name them join them, as
+        # leads. The penalties of passages a search found join after the chosen ones instead (rerank): a cited article
+        # is what the question is about, a found one may not be (measured: as references here, "위반하면 처벌은?"
+        # after a 연장근로 answer also quoted an unrelated 벌금 of another statute).
         if ASKS_SANCTION.search(question):
             cited += [[chunk] for chunk in penalties(ctx.engine.store, [c.id for chunks in cited for c in chunks])]
         for chunk in (chunk for chunks in cited for chunk in chunks):
