@@ -44,12 +44,11 @@ def other_side(s: Sentence, every: list[Sentence], figures: Sequence[Quantity]) 
 
 
 def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
-    """The figures the asking part of ``question`` states (an age, hours, a headcount, an amount, a score …; not a
-    duration or a date, which tell the story) whose measure no passage of the ``chosen`` clauses bounds: a question
-    setting the case by a figure ("만 66세면 기초연금 받을 수 있나요?", "직원 4명인 가게도 연차휴가를 줘야 하나요?", "주
-    14시간 일한 알바도 퇴직금 받나요?") is not answered by a provision drawing no line on what that figure measures,
-    however many of its words it shares. A figure told in a sentence before the question ("…30만원을 먼저 내래요. 이런
-    돈 받아도 되는 건가요?") sets nothing."""
+    """The figures ``question`` sets its case by (:func:`setting_figures`) whose measure no passage of the ``chosen``
+    clauses bounds: a question setting the case by a figure ("만 66세면 기초연금 받을 수 있나요?", "직원 4명인 가게도
+    연차휴가를 줘야 하나요?", "주 14시간 일한 알바도 퇴직금 받나요?") is not answered by a provision drawing no line on
+    what that figure measures, however many of its words it shares. A figure told in a sentence before the question
+    ("…30만원을 먼저 내래요. 이런 돈 받아도 되는 건가요?") sets nothing."""
     figures = setting_figures(question)
     if not figures:
         return []
