@@ -1324,6 +1324,14 @@ def test_a_special_case_drawn_for_the_questions_figure_is_read_after_the_rule_on
     assert texts == ["①", "②"]
     # a figure the rule itself holds ("직원이 7명") is answered by ① alone
     assert [s.text[:1] for s in extract("직원이 7명인 가게에도 이 법이 적용되나요?", [scope], None).sentences] == ["①"]
+    # an earlier 항 bounding the headcount about something the question does not say is not the rule ② departs from
+    report = _article(
+        1,
+        "법 제9조",
+        "① 사업주는 상시 5인 이상을 고용하면 고용노동부장관에게 신고하여야 한다.\n"
+        "② 상시 4인 이하의 근로자를 사용하는 사업 또는 사업장에 대하여는 이 법의 일부 규정을 적용할 수 있다.",
+    )
+    assert [s.text[:1] for s in extract(question, [report], None).sentences] == ["②"]
 
 
 def test_a_question_naming_the_kind_of_sanction_is_not_answered_by_another_kind() -> None:

@@ -24,8 +24,9 @@ def setting_figures(question: str) -> list[Quantity]:
 def other_side(s: Sentence, every: list[Sentence], figures: Sequence[Quantity]) -> Sentence | None:
     """For a quoted later 항 whose range holds one of ``figures`` ("② 상시 4인 이하의 근로자를 사용하는 사업 … 일부
     규정을 적용할 수 있다" for "직원이 4명뿐인"), the earliest 항 of its article that bounds the same measure without
-    holding the figure ("① 이 법은 상시 5인 이상의 근로자를 사용하는 모든 사업 … 적용한다"): the rule its special
-    case departs from, without which the answer hides where the line falls. None for any other clause."""
+    holding the figure and stating a word of the question ("① 이 법은 상시 5인 이상의 근로자를 사용하는 모든 사업 …
+    적용한다"): the rule its special case departs from, without which the answer hides where the line falls. None for
+    any other clause."""
     own = CIRCLED.find(s.text[:1]) if s.text else -1
     if own < 1 or s.item.article is None:
         return None
@@ -35,7 +36,7 @@ def other_side(s: Sentence, every: list[Sentence], figures: Sequence[Quantity]) 
         return None
 
     def beyond_the_line(t: Sentence) -> bool:
-        if t.item.label != s.item.label or t.is_item or not 0 <= CIRCLED.find(t.text[:1]) < own:
+        if t.item.label != s.item.label or t.is_item or not t.covers or not 0 <= CIRCLED.find(t.text[:1]) < own:
             return False
         lines = ranges(t.text)
         return any(q.measure in lines and not lines[q.measure].holds(q) for q in figures if q.measure in held)
