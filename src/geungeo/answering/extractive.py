@@ -232,14 +232,14 @@ def extract(
         chosen = [penalty, *(s for s in chosen if s is not penalty)]
     # a figure the question sets its case by that the quoted provisions draw no line on ("직원이 4명뿐인 가게"): the
     # clause of the best passages that does ("상시 5인 이상의 근로자를 사용하는") answers first
-    left = unbounded(question, chosen)
-    lines = drawing_the_line(question, left, ranked, best_passages, floor) if left else None
+    figures = setting_figures(question)
+    left = unbounded(figures, chosen)
+    lines = drawing_the_line(figures, left, ranked, best_passages, floor) if left else None
     if lines is not None:
         chosen = [lines, *chosen]
-        left = unbounded(question, chosen)
+        left = unbounded(figures, chosen)
     # a later 항 drawing its line on a figure the question sets its case by ("② 상시 4인 이하의 …" for "직원이 4명뿐인")
     # is read after the earlier 항 drawing the other side of that line ("① 이 법은 상시 5인 이상의 … 적용한다")
-    figures = setting_figures(question)
     chosen = _each_after(chosen, lambda s: other_side(s, every, figures))
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing, left)

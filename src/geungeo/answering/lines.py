@@ -44,13 +44,12 @@ def other_side(s: Sentence, every: list[Sentence], figures: Sequence[Quantity]) 
     return min((t for t in every if beyond_the_line(t)), key=lambda t: CIRCLED.find(t.text[:1]), default=None)
 
 
-def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
-    """The figures ``question`` sets its case by (:func:`setting_figures`) whose measure no passage of the ``chosen``
-    clauses bounds: a question setting the case by a figure ("만 66세면 기초연금 받을 수 있나요?", "직원 4명인 가게도
+def unbounded(figures: Sequence[Quantity], chosen: Sequence[Sentence]) -> list[str]:
+    """The ``figures`` a question sets its case by (:func:`setting_figures`) whose measure no passage of the ``chosen``
+    clauses bounds, as written: a question setting the case by a figure ("만 66세면 기초연금 받을 수 있나요?", "직원 4명인 가게도
     연차휴가를 줘야 하나요?", "주 14시간 일한 알바도 퇴직금 받나요?") is not answered by a provision drawing no line on
     what that figure measures, however many of its words it shares. A figure told in a sentence before the question
     ("…30만원을 먼저 내래요. 이런 돈 받아도 되는 건가요?") sets nothing."""
-    figures = setting_figures(question)
     if not figures:
         return []
     passages = {text for s in chosen for text in (s.text, s.item.text)}
@@ -59,11 +58,12 @@ def unbounded(question: str, chosen: Sequence[Sentence]) -> list[str]:
 
 
 def drawing_the_line(
-    question: str, left: Sequence[str], ranked: list[Sentence], passages: set[int], floor: float
+    figures: Sequence[Quantity], left: Sequence[str], ranked: list[Sentence], passages: set[int], floor: float
 ) -> Sentence | None:
-    """The first of ``ranked`` in the best ``passages``, covering ``floor``, whose clause bounds every figure of the
-    question the quoted clauses ``left`` unbounded (:func:`unbounded`); None when no such clause is there."""
-    measures = {q.measure for q in quantities(asking_part(question)) if q.written in left}
+    """The first of ``ranked`` in the best ``passages``, covering ``floor``, whose clause bounds every one of the
+    question's ``figures`` the quoted clauses ``left`` unbounded (:func:`unbounded`); None when no such clause is
+    there."""
+    measures = {q.measure for q in figures if q.written in left}
     return next(
         (s for s in ranked if s.item.n in passages and s.coverage >= floor and measures <= set(ranges(s.text))), None
     )
