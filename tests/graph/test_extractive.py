@@ -974,6 +974,21 @@ def test_a_passage_heading_is_context_not_the_answer() -> None:
     assert quoted != headline and quoted.startswith("■ ")
 
 
+def test_a_clause_answering_by_its_heading_alone_is_quoted_under_it() -> None:
+    """A slide's title says what its one line answers: "- 테디노트 -" alone does not tell the reader it made the
+    tutorial the question names, so the title is quoted above it."""
+    title = "랭체인 한국어 튜토리얼"
+    slide = EvidenceItem(
+        n=1, chunk_id="c1", doc_id="d", label="deck.pptx p.1", doc="deck.pptx", text=f"{title}\n- 테디노트 -",
+        page=1, headings=[title],
+    )
+    quoted = extract("랭체인 한국어 튜토리얼 발표자료 만든 사람", [slide], None).sentences[0]
+    assert quoted.text == f"{title}\n- 테디노트 -"
+    # a clause stating the question's words itself is quoted as it stands
+    page = slide.model_copy(update={"text": f"{title}\n발표자는 테디노트이며 튜토리얼을 만든 사람이다"})
+    assert extract("튜토리얼 만든 사람", [page], None).sentences[0].text == "발표자는 테디노트이며 튜토리얼을 만든 사람이다"
+
+
 def test_a_heading_is_the_context_of_the_clauses_below_it_only() -> None:
     """A contents page is all headings under an issue line: the line above them gets none of their words."""
     text = "2023년 12월호 브리프\n▹ IDC, AI 소프트웨어 매출 전망 12\nn IDC는 AI 소프트웨어 매출이 크게 늘 것으로 예측"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 
 from geungeo.answering.cases import by_figure, general_item, looked_up, parallel_cases, whole_list
 from geungeo.answering.clauses import carried_lead, clauses
@@ -147,12 +148,16 @@ def extract(
     turn = own - about  # the follow-up's own words: a new subject ("그럼 육아휴직은?") or a changed circumstance
     subject_words = set(query_terms(subject, compounds=False))
     scored: list[Sentence] = []
+    under_heading: dict[int, str] = {}  # a clause stating no word of the question, under a heading stating some
     every: list[Sentence] = []  # the follow-up's off-topic clauses too: a penalty names its provision, not the topic
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
         half = (headers.get(item.n, set()) | context_terms.get(clause.context, set())) - present
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
         every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words, clause.table))
+        heading = clause.context.split("\n", 1)[0]
+        if heading and heading not in clause.text and not own & present and own & context_terms[clause.context]:
+            under_heading[id(every[-1])] = heading
         stated = present | half
         on_topic = (
             _states_words(subject_words, stated)  # a new subject: the clauses stating it
@@ -241,6 +246,8 @@ def extract(
     # a later 항 drawing its line on a figure the question sets its case by ("② 상시 4인 이하의 …" for "직원이 4명뿐인")
     # is read after the earlier 항 drawing the other side of that line ("① 이 법은 상시 5인 이상의 … 적용한다")
     chosen = _each_after(chosen, lambda s: other_side(s, every, figures))
+    # what such a clause answers is said by its heading: it is quoted under it ("랭체인 한국어 튜토리얼" above "- 테디노트 -")
+    chosen = [replace(s, text=f"{under_heading[id(s)]}\n{s.text}") if id(s) in under_heading else s for s in chosen]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing, left)
 
