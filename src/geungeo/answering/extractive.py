@@ -104,6 +104,9 @@ def extract(
     quoted item of a list stating an asked figure brings the first item of its list that states one (a list states the
     general case before the special ones).
 
+    A clause stating none of the question's words, chosen for those of the heading above it (a slide's title over
+    its one line), is quoted under that heading.
+
     A follow-up is answered only by clauses stating a word of its ``topic`` (the words carried from the turns
     before, part of ``question``) or all of its own words (a new subject: "그럼 육아휴직은?"): after "주휴수당은 누가
     받나요?", "일주일에 10시간 일하면요?" is not answered by a clause that only shares "일주일". One naming a new
@@ -135,7 +138,8 @@ def extract(
         for item, terms in zip(evidence, words_of(i.header for i in evidence), strict=True)
     }
     clause_terms = [set(terms) for terms in words_of(c.words for _, c in candidates)]
-    contexts = {c.context for _, c in candidates if c.context}
+    # a clause's context is the heading above it and, for a list item, its lead sentence; the heading alone counts too
+    contexts = {x for _, c in candidates if c.context for x in (c.context, c.context.split("\n", 1)[0])}
     context_terms = dict(zip(contexts, (set(t) for t in words_of(contexts)), strict=True))
     translated = (
         {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
@@ -156,7 +160,7 @@ def extract(
         hit += GENERIC_WEIGHT * len(generic & present)
         every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words, clause.table))
         heading = clause.context.split("\n", 1)[0]
-        if heading and heading not in clause.text and not own & present and own & context_terms[clause.context]:
+        if heading and heading not in clause.text and not own & present and own & context_terms[heading]:
             under_heading[id(every[-1])] = heading
         stated = present | half
         on_topic = (
