@@ -974,6 +974,36 @@ def test_a_passage_heading_is_context_not_the_answer() -> None:
     assert quoted != headline and quoted.startswith("■ ")
 
 
+def test_a_supporting_item_of_a_list_is_quoted_with_its_whole_list() -> None:
+    """Asked in which cases a 교원 may take leave, the answer's second provision was one 호 of 사립학교법's list (the
+    노동조합 전임자 case, closest in meaning): read alone it says that is the one case. Like the answering clause,
+    a supporting 호 stating at most one word of the question brings its whole list under the lead."""
+    public = _item(
+        1,
+        "교육공무원법 제44조",
+        "제44조(휴직) ① 교육공무원이 다음 각 호의 어느 하나에 해당하는 사유로 휴직을 원하면 임용권자는 휴직을 명할 수 "
+        "있다.\n1. 신체상ㆍ정신상의 장애로 장기요양이 필요할 때\n2. 병역 복무를 위하여 징집되거나 소집된 경우\n3. 재직기간 "
+        "10년 이상인 교원이 자기개발을 위하여 학습ㆍ연구 등을 하게 된 경우",
+    )
+    private = _item(
+        2,
+        "사립학교법 제59조",
+        "제59조(휴직) ① 사립학교 교원이 다음 각 호의 어느 하나에 해당하는 사유로 휴직을 원하면 임용권자는 휴직을 명할 수 "
+        "있다.\n1. 신체ㆍ정신상의 장애로 장기요양이 필요한 경우\n2. 「교원의 노동조합 설립 및 운영 등에 관한 법률」에 따라 "
+        "노동조합 전임자로 종사하게 된 경우",
+    )
+
+    def closest_to_the_union_case(question: str, texts: Sequence[str]) -> list[float]:  # the item, not its whole list
+        return [0.9 if "노동조합" in t and "신체" not in t else 0.8 for t in texts]
+
+    ex = extract("교원이 휴직할 수 있는 경우는?", [public, private], None, similarity=closest_to_the_union_case)
+    assert ex.sentences[0].item.label == "교육공무원법 제44조"
+    supporting = [s for s in ex.sentences if s.item.label == "사립학교법 제59조"]
+    assert [s.text.split("\n")[1:] for s in supporting] == [
+        ["1. 신체ㆍ정신상의 장애로 장기요양이 필요한 경우", private.text.split("\n")[2]]
+    ]
+
+
 def test_a_clause_answering_by_its_heading_alone_is_quoted_under_it() -> None:
     """A slide's title says what its one line answers: "- 테디노트 -" alone does not tell the reader it made the
     tutorial the question names, so the title is quoted above it."""

@@ -437,7 +437,9 @@ def _choose(
     clauses in retrieval order (``ranked``), one per other provision, up to ``k`` provisions: each from
     ``passages``, covering at least ``floor`` and stating a word of the question that the clauses before it do not,
     other than a verb or adjective (a clause that adds nothing asked about is left out, and so is one sharing only
-    "쓰다" of "사직서를 쓰라고" in "임금대장은 마지막으로 써 넣은 날")."""
+    "쓰다" of "사직서를 쓰라고" in "임금대장은 마지막으로 써 넣은 날"). A supporting item of a list is quoted as the
+    answering one is (:func:`~geungeo.answering.cases.whole_list`): one 호 of another statute's list of cases alone
+    reads as the only case."""
     bearing = [s for s in ranked if s.item.n in passages and s.coverage >= floor and s.coverage > 0]
     chosen = [first]
     for s in stating:
@@ -452,6 +454,6 @@ def _choose(
             continue
         labels.add(s.item.label)
         said |= s.covers
-        chosen.append(s)
+        chosen.append(whole_list(s, ranked))
     keep = list(dict.fromkeys(s.item.label for s in chosen))[: k + 1]
     return [s for s in chosen if s.item.label in keep]
