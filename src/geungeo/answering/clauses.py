@@ -148,13 +148,14 @@ def _is_body_of(item: str, line: str) -> bool:
 @dataclass(frozen=True)
 class Clause:
     """A quotable clause: its ``text`` as quoted, the ``words`` it is scored on as its own and the ``context`` whose
-    words count half (the heading above it, the lead sentence of a 호); a table row has the number of its ``table``
+    words count half (the ``heading`` above it, the lead sentence of a 호); a table row has the number of its ``table``
     in the passage."""
 
     text: str
     words: str
     context: str = ""
     table: int | None = None
+    heading: str = ""
 
 
 def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
@@ -173,7 +174,7 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
             section.append(line)
             continue
         for c in _section_clauses(section):
-            out.append(replace(c, context="\n".join(x for x in (heading, c.context) if x)) if heading else c)
+            out.append(replace(c, context="\n".join(x for x in (heading, c.context) if x), heading=heading) if heading else c)
         heading, section = (line.strip() if line is not None else heading), []
     return [c for c in out if len(c.text) >= 8 and not BARE_HEADING.match(c.text) and not SOURCE_LINE.match(c.text)]
 

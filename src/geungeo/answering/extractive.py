@@ -139,7 +139,7 @@ def extract(
     }
     clause_terms = [set(terms) for terms in words_of(c.words for _, c in candidates)]
     # a clause's context is the heading above it and, for a list item, its lead sentence; the heading alone counts too
-    contexts = {x for _, c in candidates if c.context for x in (c.context, c.context.split("\n", 1)[0])}
+    contexts = {x for _, c in candidates for x in (c.context, c.heading) if x}
     context_terms = dict(zip(contexts, (set(t) for t in words_of(contexts)), strict=True))
     translated = (
         {t for phrase in lexicon.translations(question) for t in query_terms(phrase, compounds=False)} if lexicon else set()
@@ -159,9 +159,8 @@ def extract(
         hit = len(own & present) + 0.5 * len(own & half) + 0.5 * len(expanded & present) + 0.25 * len(expanded & half)
         hit += GENERIC_WEIGHT * len(generic & present)
         every.append(Sentence(item, clause.text, hit / weight, frozenset(own & present), clause.words, clause.table))
-        heading = clause.context.split("\n", 1)[0]
-        if heading and heading not in clause.text and not own & present and own & context_terms[heading]:
-            under_heading[id(every[-1])] = heading
+        if clause.heading and clause.heading not in clause.text and not own & present and own & context_terms[clause.heading]:
+            under_heading[id(every[-1])] = clause.heading
         stated = present | half
         on_topic = (
             _states_words(subject_words, stated)  # a new subject: the clauses stating it
