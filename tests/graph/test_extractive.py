@@ -1404,3 +1404,10 @@ LEVY = "다음 각 호의 어느 하나에 해당하는 자에게는 500만원 �
 
 def _article(n: int, label: str, text: str, doc: str = "법") -> EvidenceItem:
     return _item(n, label, text, doc).model_copy(update={"article": label.split()[-1]})
+
+
+def test_an_article_title_holding_parentheses_is_not_quoted_as_part_of_its_text() -> None:
+    """"제26조(입시 연장(야간, 주말) 근로 수당) 입시에 …" was quoted as "근로 수당) 입시에 …": the heading was cut at
+    the title's inner closing bracket."""
+    article = "제26조(입시 연장(야간, 주말) 근로 수당) 입시에 동원된 교직원에 대하여는 예산의 범위 안에서 수당을 지급할 수 있다."
+    assert [c.text for c in clauses(article)] == ["입시에 동원된 교직원에 대하여는 예산의 범위 안에서 수당을 지급할 수 있다."]

@@ -10,6 +10,13 @@ from geungeo.text.structure import division_label, normalize_article_refs, parag
         ("제43조의2 (체불사업주 명단 공개)", ("제43조의2", "체불사업주 명단 공개", "")),
         ("제 60 조 (연차 유급휴가)", ("제60조", "연차 유급휴가", "")),
         ("제64조", ("제64조", None, "")),
+        # a title holding parentheses of its own, or written in doubled ones (705 articles of the statute book)
+        ("제26조(입시 연장(야간, 주말) 근로 수당) 입시에", ("제26조", "입시 연장(야간, 주말) 근로 수당", "입시에")),
+        ("제50조(분사무소(分事務所) 설치의 등기) 법인이", ("제50조", "분사무소(分事務所) 설치의 등기", "법인이")),
+        ("제10조((심문기일) ) ① 법원은", ("제10조", "심문기일", "① 법원은")),
+        ("제21조(전과(전공) ) ① 전과(전공)는", ("제21조", "전과(전공)", "① 전과(전공)는")),
+        # a source that leaves a bracket open: the title ends at the first closing one, as before
+        ("제3조의3(정원외 전담(학과) 각 대학원은 둔다.", ("제3조의3", "정원외 전담(학과", "각 대학원은 둔다.")),
     ],
 )
 def test_article_heads(line: str, expected: tuple[str, str | None, str]) -> None:

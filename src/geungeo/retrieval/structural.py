@@ -20,6 +20,7 @@ from geungeo.text.normalize import nfc
 from geungeo.text.structure import (
     AMENDMENT_NOTE,
     ARTICLE_MENTION,
+    ARTICLE_TITLE,
     ATTACHMENT_SUFFIX,
     CIRCLED,
     DIVISION,
@@ -380,7 +381,7 @@ def _article(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk
 
 _ITEM_LINE = re.compile(r"^\s*(\d+)(의\d+)?\.(?!\d)\s*")  # "3. …", "3.…", "3의2. …"; not "1.5배"
 # An article whose first 항 runs on from its title line, as the 규정집 writes it: "제3조(부속기관) ① 본 대학교에 …".
-_TITLE_THEN_PARAGRAPH = re.compile(rf"^(제\s*\d+\s*조(?:\s*의\s*\d+)?\s*(?:\([^)]*\))?)\s*([{CIRCLED}].*)$")
+_TITLE_THEN_PARAGRAPH = re.compile(rf"^(제\s*\d+\s*조(?:\s*의\s*\d+)?\s*(?:{ARTICLE_TITLE})?)\s*([{CIRCLED}].*)$")
 
 
 def _lines(body: str) -> list[str]:

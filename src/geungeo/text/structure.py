@@ -15,8 +15,15 @@ BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞
 DIVISION_LEVELS: tuple[str, ...] = ("편", "장", "절", "관")
 DIVISION = re.compile(r"^제\s*(\d+)\s*(편|장|절|관)(?:의\s*(\d+))?(?=\s|$|[^\w])\s*(.*)$")
 
+# An article's title in its parentheses. It may hold parentheses of its own, one level deep ("제26조(입시 연장(야간,
+# 주말) 근로 수당)", "제50조(분사무소(分事務所) 설치의 등기)"; some statutes write "제10조((심문기일) )"): a title
+# closes at the first bracket that closes no bracket of its own, on its line and within 80 characters; failing that
+# (an unbalanced source: "제3조의3(정원외 전담전공(학과) 각 대학원은 …"), at the first closing bracket.
+_TITLE = r"(?:[^()（）\n]|[(（][^()（）\n]*[)）]){1,80}?|[^)）]*?"
+ARTICLE_TITLE = r"[(（](?:" + _TITLE + r")[)）]"
+"""An article's title with its brackets, as a pattern string without groups (an article's head combines it)."""
 # 제8조(휴직), 제43조의2 (…), 제 60 조: number, optional branch, optional title in parentheses.
-ARTICLE_HEAD = re.compile(r"^제\s*(\d+)\s*조(?:\s*의\s*(\d+))?\s*(?:[(（]\s*([^)）]*?)\s*[)）])?\s*(.*)$", re.S)
+ARTICLE_HEAD = re.compile(r"^제\s*(\d+)\s*조(?:\s*의\s*(\d+))?\s*(?:[(（]\s*(" + _TITLE + r")\s*[)）])?\s*(.*)$", re.S)
 ARTICLE_REF = re.compile(r"제?\s*(\d+)\s*조(?:\s*의\s*(\d+))?(?![가-힣])|제\s*(\d+)\s*조(?:\s*의\s*(\d+))?")
 # One article as a person names it: 제60조, 60조의2, 제 60 조, with a particle after it ("60조에"); not "3조원" (an
 # amount). A pattern string without groups, for requests that combine several ("제60조와 제61조").
@@ -68,13 +75,19 @@ def article_label(number: int | str, branch: int | str | None = None) -> str:
     return f"제{int(number)}조" + (f"의{int(branch)}" if branch else "")
 
 
+_WRAPPED = re.compile(r"[(（][^()（）]*[)）]")
+
+
 def parse_article_head(line: str) -> tuple[str, str | None, str] | None:
     """Split ``제8조(휴직) ① 교원이…`` into (``제8조``, ``휴직``, rest); None if not an article head."""
     m = ARTICLE_HEAD.match(line.strip())
     if not m:
         return None
     number, branch, title, rest = m.groups()
-    return article_label(number, branch), (title.strip() if title else None), rest.strip()
+    title = title.strip() if title else None
+    if title and _WRAPPED.fullmatch(title):  # "제10조((심문기일) )": the title is 심문기일
+        title = title[1:-1].strip()
+    return article_label(number, branch), title or None, rest.strip()
 
 
 def normalize_article_refs(text: str) -> list[str]:
@@ -116,7 +129,7 @@ def article_key(label: str) -> tuple[int, int]:
 # Bare headings and titles: 부칙 lines, 편/장/절/관 headings, an article's number and title on its own line
 # ("제3조(출산휴가)"), bracketed titles and table or figure captions.
 BARE_HEADING = re.compile(
-    r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*\([^)]*\)|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
+    r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*" + ARTICLE_TITLE + r"|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
 )
 # A line naming a source ("☞ 출처: Galileo, …", "자료: 통계청"): it attributes what is around it, it does not say it.
 SOURCE_LINE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
@@ -171,7 +184,7 @@ def other_sanction(text: str, kind: str) -> bool:
 
 # An article's heading at the start of its text: "제5조(목적)", "제3조 ① …" or "제2조 삭제" (not a sentence opening
 # with a reference: "제8조에 따른 …", "제44조ㆍ제45조 또는 제66조를 위반한 자는 …", "제49조 및 제50조는 …").
-ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?(\s*\([^)]*\)|(?=\s*([<①-⑳]|삭제|생략|$)))\s*")
+ARTICLE_PREFIX = re.compile(r"^제\s*\d+\s*조(의\s*\d+)?(\s*" + ARTICLE_TITLE + r"|(?=\s*([<①-⑳]|삭제|생략|$)))\s*")
 # Amendment notes: "<개정 2012.2.1>" in statutes, "(개정 2008.01.29., 2016.10.20.)" in the regulation book.
 AMENDMENT = re.compile(
     r"\s*<(개정|신설|전문개정|본조신설|제목개정|타법개정)[^>]*>|\s*\[(본조신설|전문개정|제목개정)[^\]]*\]"
