@@ -1411,3 +1411,14 @@ def test_an_article_title_holding_parentheses_is_not_quoted_as_part_of_its_text(
     the title's inner closing bracket."""
     article = "제26조(입시 연장(야간, 주말) 근로 수당) 입시에 동원된 교직원에 대하여는 예산의 범위 안에서 수당을 지급할 수 있다."
     assert [c.text for c in clauses(article)] == ["입시에 동원된 교직원에 대하여는 예산의 범위 안에서 수당을 지급할 수 있다."]
+
+
+def test_a_document_s_title_line_is_not_quoted() -> None:
+    """A plan's first page opens with its title; quoted in support it said nothing but the document's name."""
+    doc = "디지털 정부혁신 추진계획"
+    evidence = [
+        _item(1, f"{doc} › Ⅱ. 추진과제", "○ 6대 우선 추진과제의 조속한 추진을 통해 디지털 전환을 위한 로드맵을 수립한다.", doc),
+        _item(2, doc, f"{doc}\n2019. 10. 29.\n관계부처 합동", doc),
+    ]
+    quoted = [s.text for s in extract("디지털 정부혁신 추진계획의 6대 과제는?", evidence, None).sentences]
+    assert quoted and doc not in quoted

@@ -37,6 +37,7 @@ from geungeo.answering.quantities import quantities
 from geungeo.answering.sentences import Extract, Sentence, overlaps
 from geungeo.retrieval.expansion import QUERY_STOP_TERMS, Lexicon, query_terms
 from geungeo.text.kiwi import bm25_terms, is_predicate, words_of
+from geungeo.text.normalize import squash
 from geungeo.text.references import sibling_paragraphs
 from geungeo.text.structure import (
     ASKS_SANCTION,
@@ -129,8 +130,8 @@ def extract(
         (item, c)
         for item in quotable
         for c in clauses(_with_carried_lead(item, evidence), item.headings)
-        if kind is None or not other_sanction(c.text, kind)
-    ]
+        if (kind is None or not other_sanction(c.text, kind)) and squash(c.text) != squash(item.doc)
+    ]  # (a document's title line, "디지털 정부혁신 추진계획", names it and says nothing)
     if not own or not candidates:
         return Extract([], 0.0, [d.name for d in asked])
     headers = {
