@@ -192,6 +192,10 @@ def _sample_regulation(dir_: Path) -> Path:
         para("[별표 1] 수당 기준"),
         table(cell("직급", 0, 0) + cell("금액", 0, 1), cell("교수", 1, 0) + cell("100", 1, 1)),
         para("[별지 제2호 서식] 신청서"),
+        para("[별표 3-1] 평정표(일반용)"),
+        table(cell("영역", 0, 0) + cell("배점", 0, 1), cell("교육", 1, 0) + cell("25", 1, 1)),
+        para("[별표 3-2] 평정표(산학협력중점교원)"),
+        table(cell("영역", 0, 0) + cell("배점", 0, 1), cell("산학", 1, 0) + cell("15", 1, 1)),
     )
 
 
@@ -306,8 +310,16 @@ def test_attachments(engine: Engine) -> None:
     assert table_answer.found and "교수 | 100" in table_answer.text
     assert table_answer.citations[0].label == "[샘플규정 별표 1]"
     assert "신청서" in _ask(engine, "샘플규정 서식 2").text  # 서식 and 별지 are one family
-    missing = _ask(engine, "샘플규정 별표 3")
+    missing = _ask(engine, "샘플규정 별표 4")
     assert not missing.found and "별표 1" in missing.message and "별지 2" in missing.message
+
+
+def test_an_attachment_divided_into_parts_is_those_parts(engine: Engine) -> None:
+    """"교원인사규정 별표 2" answered "no 별표 2" where the regulation has 별표 2-1 and 별표 2-2."""
+    answer = _ask(engine, "샘플규정 별표 3")
+    assert answer.found and [c.label for c in answer.citations] == ["[샘플규정 별표 3-1]", "[샘플규정 별표 3-2]"]
+    assert "교육 | 25" in answer.text and "산학 | 15" in answer.text
+    assert [c.label for c in _ask(engine, "샘플규정 별표 3-2").citations] == ["[샘플규정 별표 3-2]"]
 
 
 def test_several_articles_each_whole_and_cited(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:

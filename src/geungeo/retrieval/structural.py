@@ -261,13 +261,17 @@ def _in_chapter(chunk: Chunk, chapter: str) -> bool:
     return all(part in labels for part in chapter.split())
 
 
-def _attachment_match(stored: str, asked: str) -> bool:
-    """``별표 2`` matches ``별표 2``; ``별표`` matches every 별표; 별지 and 서식 are the same family."""
+def _attachment_match(stored: str, asked: str, *, parts: bool = False) -> bool:
+    """``별표 2`` matches ``별표 2``; ``별표`` matches every 별표; 별지 and 서식 are the same family. With ``parts``,
+    ``별표 2`` matches the parts it is divided into instead (``별표 2-1``, ``별표 2-2``)."""
     s_kind, _, s_num = stored.partition(" ")
     a_kind, _, a_num = asked.partition(" ")
     forms = {"별지", "서식"}
     same_kind = s_kind == a_kind or {s_kind, a_kind} <= forms
-    return same_kind and (not a_num or s_num.replace("의", "-") == a_num.replace("의", "-"))
+    s_num, a_num = s_num.replace("의", "-"), a_num.replace("의", "-")
+    if parts:
+        return same_kind and bool(a_num) and s_num.startswith(f"{a_num}-")
+    return same_kind and (not a_num or s_num == a_num)
 
 
 def _is_article(chunk: Chunk) -> bool:
@@ -438,7 +442,11 @@ def _chapter(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk
 
 def _attachment(request: StructuralRequest, doc: DocumentRecord, chunks: list[Chunk]) -> StructuralAnswer:
     attached = [c for c in chunks if c.meta.get("attachment")]
-    picked = [c for c in attached if _attachment_match(str(c.meta["attachment"]), request.attachment or "")]
+    asked = request.attachment or ""
+    # a 별표 the regulation divides into parts ("별표 2-1", "별표 2-2") is those parts
+    picked = [c for c in attached if _attachment_match(str(c.meta["attachment"]), asked)] or [
+        c for c in attached if _attachment_match(str(c.meta["attachment"]), asked, parts=True)
+    ]
     if not picked:
         return _missing(request, doc, "attachments", list(dict.fromkeys(str(c.meta["attachment"]) for c in attached)))
     units = _units(picked)
