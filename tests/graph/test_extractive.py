@@ -93,6 +93,18 @@ def test_a_table_is_read_by_the_row_the_question_names() -> None:
         assert "성능: 4단계" not in extract(unnamed, [_item(1, "AI 브리프 p.19", AGI_PAGE)], None).render()
 
 
+
+def test_a_table_quoted_by_another_row_is_read_by_the_row_the_question_names() -> None:
+    """Every row states "단계"; the embedder found the 5단계 row closest to "알파고는 몇 단계야?", and the row naming
+    알파고 was quoted after it."""
+
+    def closest_to_5(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "5단계" in t else 0.8 for t in texts]
+
+    quoted = extract("알파고는 몇 단계야?", [_item(1, "AI 브리프 p.19", AGI_PAGE)], None, similarity=closest_to_5).render()
+    assert "4단계: 거장" in quoted and "5단계: 초인간" not in quoted
+
+
 AWARDS = (
     "제4조(장학생 선발대상 및 수혜인원) 수혜인원은 다음과 같다.\n| 수강인원 | 성적우수장학금 |\n|---|---|\n"
     "| 25명 미만 | A 1명 |\n| 25명 이상 50명 미만 | A 1명, B 1명 |\n| 50명 이상 75명 미만 | A 2명, B 2명 |\n"

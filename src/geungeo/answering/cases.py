@@ -51,6 +51,23 @@ def looked_up(
     return found
 
 
+def by_key(chosen: list[Sentence], cases: Cases, headers: dict[int, set[str]]) -> list[Sentence]:
+    """``chosen`` with each table it quotes by rows read by the row the question names: the one row stating a word of
+    the question that no other row of its table states, nor its passage's title (its key, as :func:`looked_up` reads
+    it), in place of the quoted rows that do not state it ("알파고는 몇 단계야?": the row "4단계: 거장 … 딥블루,
+    알파고", not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states)."""
+    out = list(chosen)
+    for (n, _), rows in cases.items():
+        if rows[0].table is None:
+            continue
+        stating = Counter(word for row in rows for word in row.covers)
+        named = [row for row in rows if {w for w in row.covers if stating[w] == 1} - headers.get(n, set())]
+        quoted = [row for row in rows if any(s.item is row.item and s.text == row.text for s in out)]
+        if len(named) == 1 and quoted and any(row is not named[0] for row in quoted):
+            out = _read_by(out, named[0], [row for row in quoted if row is not named[0]])
+    return out
+
+
 def by_figure(chosen: list[Sentence], cases: Cases, figures: Sequence[Quantity]) -> list[Sentence]:
     """``chosen`` with the tables and lists it quotes read by the row or item whose range holds one of the ``figures``
     the question states, when exactly one of its bounded cases does ("수강인원이 60명이면": the row "50명 이상 75명

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 
-from geungeo.answering.cases import by_figure, general_item, looked_up, parallel_cases, whole_list
+from geungeo.answering.cases import by_figure, by_key, general_item, looked_up, parallel_cases, whole_list
 from geungeo.answering.clauses import carried_lead, clauses
 from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.lines import drawing_the_line, other_side, setting_figures, unbounded
@@ -226,6 +226,7 @@ def extract(
     cases = parallel_cases(every)  # the rows of each table and the items of each list of the evidence
     # a table is read by the row the question names ("알파고" in the row "4단계: 거장 … | 딥블루, 알파고")
     chosen[1:1] = looked_up(chosen, cases, scored, headers, max_supporting)
+    chosen = by_key(chosen, cases, headers)
     # a list item giving the asked figure is read with the list's first item that gives it (the general case)
     chosen = _each_after(chosen, lambda s: general_item(s, scored, asked, sanctions))
     # a quoted clause building on another 항 of its article for the figure asked, or departing from it, brings it
