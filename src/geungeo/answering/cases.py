@@ -42,9 +42,8 @@ def looked_up(
     for (n, table), rows in cases.items():
         if rows[0].table is None or rows[0].item.label != label or (n, table) in quoted:
             continue
-        stating = Counter(word for row in rows for word in row.covers)  # how many of the rows state each word
-        for row in rows:
-            key = {word for word in row.covers if stating[word] == 1} - said - headers.get(n, set())
+        for row, key in zip(rows, _keys(rows, headers.get(n, set())), strict=True):
+            key -= said
             if len(found) < k and id(row) in on_topic and key and not overlaps(row, chosen + found):
                 found.append(row)
                 said |= row.covers
@@ -60,12 +59,18 @@ def by_key(chosen: list[Sentence], cases: Cases, headers: dict[int, set[str]]) -
     for (n, _), rows in cases.items():
         if rows[0].table is None:
             continue
-        stating = Counter(word for row in rows for word in row.covers)
-        named = [row for row in rows if {w for w in row.covers if stating[w] == 1} - headers.get(n, set())]
+        named = [row for row, key in zip(rows, _keys(rows, headers.get(n, set())), strict=True) if key]
         quoted = [row for row in rows if any(s.item is row.item and s.text == row.text for s in out)]
         if len(named) == 1 and quoted and any(row is not named[0] for row in quoted):
             out = _read_by(out, named[0], [row for row in quoted if row is not named[0]])
     return out
+
+
+def _keys(rows: list[Sentence], title: set[str]) -> list[set[str]]:
+    """Each row's key: the words of the question it states that no other row of its table states, nor the ``title``
+    of its passage."""
+    stating = Counter(word for row in rows for word in row.covers)  # how many of the rows state each word
+    return [{word for word in row.covers if stating[word] == 1} - title for row in rows]
 
 
 def by_figure(chosen: list[Sentence], cases: Cases, figures: Sequence[Quantity]) -> list[Sentence]:
