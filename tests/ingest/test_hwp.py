@@ -32,7 +32,7 @@ def test_title_comes_before_first_section_heading(plan: Document) -> None:
     assert (plan.kind, plan.source, plan.meta["file_name"]) == ("hwp", PLAN, PLAN)
     texts = [e.text for e in plan.elements]
     assert plan.elements[0].category == "title"
-    heading = next(e for e in plan.elements if e.category == "heading")
+    heading = next(e for e in plan.elements if e.category == "heading" and e.path)
     assert heading.text == "Ⅰ. 개 요"
     assert texts.index("디지털 정부혁신 추진계획") < texts.index("Ⅰ. 개 요")
 
@@ -40,8 +40,26 @@ def test_title_comes_before_first_section_heading(plan: Document) -> None:
 def test_section_markers_give_heading_paths(plan: Document) -> None:
     para = next(e for e in plan.elements if e.text.startswith("○ 우리나라는 국가적 초고속"))
     assert para.path == ("Ⅰ. 개 요", "□ 추진 배경")
-    # table-of-contents entries ("Ⅰ. 개요 1") are not headings
-    assert not any(e.category == "heading" and e.text.endswith(" 1") for e in plan.elements)
+    # table-of-contents entries ("Ⅰ. 개요 1") open no section
+    assert not any(e.path and e.path[-1].endswith(" 1") for e in plan.elements)
+
+
+def test_contents_entries_naming_a_heading_are_headings_not_text(plan: Document) -> None:
+    """Quoted as text, "Ⅱ. 디지털 정부혁신 추진계획 2" answered "디지털 정부혁신 추진계획의 6대 과제는?"."""
+    contents = plan.elements[: next(i for i, e in enumerate(plan.elements) if e.text == "Ⅰ. 개 요")]
+    entries = [e for e in contents if e.category == "heading"]
+    assert [e.text for e in entries] == [
+        "Ⅰ. 개요 1",
+        "Ⅱ. 디지털 정부혁신 추진계획 2",
+        "1. 우선 추진과제 2",
+        "2. 중장기 범정부 디지털 전환 로드맵 수립 4",
+        "Ⅲ. 추진체계 및 일정 4",
+        "[붙임] 디지털 정부혁신 우선 추진과제(상세) 8",
+    ]
+    assert all(not e.path for e in entries)  # they open no section
+    # the tasks listed under them, without a page number, stay text, as does the cover
+    assert next(e for e in contents if e.text == "② 공공부문 마이데이터 활성화").category == "paragraph"
+    assert [e.text for e in contents if e.category == "paragraph"][:3] == ["2019. 10. 29.", "관계부처 합동", "순 서"]
 
 
 def test_table_rows_come_out_in_order(plan: Document) -> None:

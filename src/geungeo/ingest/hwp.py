@@ -18,7 +18,7 @@ import re
 import struct
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import olefile
@@ -27,7 +27,8 @@ from geungeo.errors import LoaderError
 from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.ingest.unpacking import inflate
-from geungeo.text.normalize import clean_text, nfc
+from geungeo.text.normalize import clean_text, nfc, squash
+from geungeo.text.structure import CONTENTS_ENTRY
 from geungeo.types import Category, Document, Element
 
 _SIGNATURE = b"HWP Document File"
@@ -47,7 +48,6 @@ _CONTROL_TEXT = {9: "\t", 10: "\n", 24: "-", 30: " ", 31: " "}
 # Section markers of Korean government plans: "Ⅰ. 개 요" or "참고 1 …" then "□ 추진 배경".
 # Lines ending in a page number are table-of-contents entries, not headings.
 _TOP_HEADING = re.compile(r"^(?:[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ][.．]|참고\s*\d+|붙임)\s*\S")
-_TOC_ENTRY = re.compile(r"\s\d+$")
 _BOX_HEADING = re.compile(r"^□\s*\S")
 _MAX_HEADING_CHARS = 60
 
@@ -185,7 +185,7 @@ def _paragraph_blocks(para: Record) -> Iterator[_Block]:
 
 
 def _heading_level(text: str) -> int | None:
-    if len(text) > _MAX_HEADING_CHARS or "\n" in text or _TOC_ENTRY.search(text):
+    if len(text) > _MAX_HEADING_CHARS or "\n" in text or CONTENTS_ENTRY.match(text):
         return None
     if _TOP_HEADING.match(text):
         return 1
@@ -224,7 +224,24 @@ def _to_elements(blocks: list[_Block]) -> list[Element]:
             path = (*path[: level - 1], text)
             category = "heading"
         elements.append(Element(text, category, path=path))
-    return elements
+    return _contents_entries(elements)
+
+
+def _contents_entries(elements: list[Element]) -> list[Element]:
+    """``elements`` with the lines of the plan's contents made headings that open no section: they point to its
+    sections and state nothing themselves (quoted, "Ⅱ. 디지털 정부혁신 추진계획 2" answered "6대 과제는?"). The
+    contents run from the first line naming a heading of the plan with a page number ("Ⅰ. 개요 1") to the first
+    section; its lines without a page number (the tasks listed under "1. 우선 추진과제 2") stay text."""
+    headings = {squash(e.text) for e in elements if e.category == "heading"}
+
+    def entry(e: Element) -> re.Match[str] | None:
+        return CONTENTS_ENTRY.match(e.text) if e.category == "paragraph" and "\n" not in e.text else None
+
+    start = next((i for i, e in enumerate(elements) if (m := entry(e)) and squash(m["title"]) in headings), None)
+    if start is None:
+        return elements
+    end = next((i for i, e in enumerate(elements) if i > start and e.category == "heading" and e.path), len(elements))
+    return [replace(e, category="heading") if start <= i < end and entry(e) else e for i, e in enumerate(elements)]
 
 
 def _file_flags(ole: olefile.OleFileIO, shown: str) -> int:

@@ -42,7 +42,7 @@ from geungeo.ingest.pdf_layout import PageChars, PageLayout, figure_candidates, 
 from geungeo.ingest.pdf_tables import Grid, find_grids, is_data_table, resolve, table_rows
 from geungeo.ingest.tables import table_element
 from geungeo.text.normalize import clean_text, nfc
-from geungeo.text.structure import BULLET
+from geungeo.text.structure import BULLET, CONTENTS_ENTRY
 from geungeo.types import Document, Element, MetaValue, Table
 
 if TYPE_CHECKING:
@@ -207,10 +207,6 @@ def _page_list(numbers: list[int]) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
-# A contents entry: an optional bullet, a title, an optional leader and the page number it is found on.
-_CONTENTS_ENTRY = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►\-–]\s*)?(?P<title>\S.*?)(?:\s*[·.․‥…]{2,})?\s+\d{1,4}$")
-
-
 def _contents_entries(pages: list[PageItems]) -> list[PageItems]:
     """``pages`` with each contents entry ("▹ 미국 법원, … 소송 기각 4") made a heading: a line naming a heading of
     another page, followed by a page number, points to that heading and states nothing itself."""
@@ -226,7 +222,7 @@ def _contents_entries(pages: list[PageItems]) -> list[PageItems]:
         out.append(
             [
                 Element(clean_text(_LEADER_DOTS.sub(" ", item)), "heading", page=number)
-                if isinstance(item, str) and (entry := _CONTENTS_ENTRY.match(clean_text(item))) and entry["title"] in elsewhere
+                if isinstance(item, str) and (entry := CONTENTS_ENTRY.match(clean_text(item))) and entry["title"] in elsewhere
                 else item
                 for item in items
             ]

@@ -11,6 +11,11 @@ import re
 # Bullets and list marks that open a paragraph of a report written in points (개조식: ■ □ ○ ∙ - ※ …).
 BULLET = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►※☞*\-–<➢❑❖✓]|\d+\.\s)")
 
+# A line of a table of contents: an optional bullet, a title, an optional leader and the page number it is found on
+# ("▹ 미국 법원, … 소송 기각 4", "Ⅱ. 디지털 정부혁신 추진계획 2"). A line so made whose title is a heading of its
+# document points to that heading and states nothing itself.
+CONTENTS_ENTRY = re.compile(r"^(?:[∙•·▪◦‣○●□■◇◆▶▷▹►\-–]\s*)?(?P<title>\S.*?)(?:\s*[·.․‥…]{2,})?\s+\d{1,4}$")
+
 # A heading level of the statute hierarchy: 편 > 장 > 절 > 관.
 DIVISION_LEVELS: tuple[str, ...] = ("편", "장", "절", "관")
 DIVISION = re.compile(r"^제\s*(\d+)\s*(편|장|절|관)(?:의\s*(\d+))?(?=\s|$|[^\w])\s*(.*)$")
