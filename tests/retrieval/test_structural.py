@@ -60,6 +60,10 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         # a plain request after a phrase ending like a title: structural only for a stored title
         ("등록금 반환 기준 알려줘", StructuralRequest("overview", "등록금 반환 기준", exact_name=True)),
         ("교원인사규정 보여줘", StructuralRequest("overview", "교원인사규정", exact_name=True)),
+        # asked whether a document exists: its overview, when the name is one's
+        ("장애학생 지원 규정 있나요?", StructuralRequest("overview", "장애학생 지원 규정", exact_name=True)),
+        ("근로기준법 있어?", StructuralRequest("overview", "근로기준법", exact_name=True)),
+        ("근로기준법 제60조(연차 유급휴가(연차))", StructuralRequest("article", "근로기준법", article="제60조")),
         # a reference asked as a question: its text is the answer
         ("근로기준법 제60조는 뭐야?", StructuralRequest("article", "근로기준법", article="제60조")),
         ("근로기준법 제60조 제2항은 무슨 내용이에요?", StructuralRequest("article", "근로기준법", article="제60조", paragraph=2)),
@@ -111,6 +115,8 @@ def test_parse_normalises_nfd_input() -> None:
         "근로기준법 제60조 위반하면 뭐야?",
         "연차휴가 며칠이에요",
         "휴학 신청",
+        "휴학 신청서 양식 있어?",
+        "교통사고로 입원 중인데요. 치료비라도 먼저 받을 방법 없나요?",
         "전문",
         "",
     ],
@@ -387,6 +393,9 @@ def test_unknown_bare_title_and_questions_go_to_search(engine: Engine) -> None:
     assert lookup.answer("근로기준법에서 연차휴가는 몇 일?") is None
     assert lookup.answer("휴가 지급 기준 알려줘") is None  # before: "'휴가 지급 기준' 문서를 찾을 수 없습니다"
     assert _ask(engine, "근로기준법 보여줘").found and not _ask(engine, "없는규정 목차").found
+    # asked whether a document exists: its overview, or a search when no document has the name
+    assert _ask(engine, "근로기준법 시행령 있나요?").kind == "overview"
+    assert lookup.answer("연차휴가 규정이 있나요?") is None
 
 
 def test_place_without_a_document_name(engine: Engine) -> None:

@@ -53,12 +53,16 @@ _ASKS_TEXT = re.compile(
     r"|(?:뭐가|무엇이|무슨\s*내용이)\s*(?:나와|적혀|쓰여|있|규정)[가-힣\s]*)"
     r"\s*(?:이야|이에요|예요|에요|야|인가요|입니까|이죠|일까요?|임|지|가요|이니|냐|니|이냐|인지|이지|요)?\s*[?？]*$"
 )
+# "장애학생지원규정 있나요?": asked whether a document exists, its overview answers (a name no document has is searched).
+_ASKS_EXISTS = re.compile(
+    r"\s*(?:은|는|이|가|도)?\s*(?:있(?:나요|나|어요|어|습니까|니|냐|는지|을까요?|지요|죠)|없(?:나요|어요|어|습니까|니|냐))\s*[?？]*$"
+)
 _TITLE = re.compile(r"^[0-9A-Za-z가-힣一-鿿\s·ㆍ․・.,()「」『』_\-]{1,80}$")
 _TITLE_END = re.compile(r"(?:법|법률|령|칙|규정|정관|지침|요령|내규|규약|강령|기준)$")
 _NAME_PARTICLE = re.compile(r"(?<=[법률령칙정관])\s*의$|\s*에서의?$")
 _CODE = re.compile(r"[(（]?\s*(?<![\d-])(\d{1,2}-\d{1,2}-\d{1,3})(?![\d-])\s*[)）]?")
 _ARTICLE = re.compile(
-    r"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*[(（][^()（）]*[)）])?"
+    rf"(?<!\d)(?:제\s*)?(\d+)\s*조(?:\s*의\s*(\d+))?(?:\s*{ARTICLE_TITLE})?"
     r"(?:\s*(?:제\s*)?(\d+)\s*항)?(?:\s*(?:제\s*)?(\d+)\s*호)?$"
 )
 # Several articles of one document: "제60조, 제61조", "제60조와 제61조", "제60조랑 제61조", "제60조부터 제62조까지",
@@ -188,6 +192,10 @@ def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequ
         text = text[: asked.start()].rstrip()
     if (asked := _ASKS_TEXT.search(text)) and asked.start() > 0 and _location(text[: asked.start()].rstrip())[1]:
         text = text[: asked.start()].rstrip()  # "근로기준법 제60조는 뭐야?": the article's text is the answer
+    # asked whether a document exists: a name ending like a title, not a story ending "… 먼저 받을 방법 없나요?"
+    named = text[: asked.start()].rstrip() if (asked := _ASKS_EXISTS.search(text)) else ""
+    if _TITLE_END.search(named) and not re.search(r"[.?!。？！]", named):
+        text = named
     if not text or _QUESTION.search(text):
         return None
     text, words = _strip_trailing(text)
