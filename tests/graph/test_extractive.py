@@ -1434,3 +1434,20 @@ def test_a_document_s_title_line_is_not_quoted() -> None:
     ]
     quoted = [s.text for s in extract("디지털 정부혁신 추진계획의 6대 과제는?", evidence, None).sentences]
     assert quoted and doc not in quoted
+
+
+def test_the_article_a_question_names_answers_it() -> None:
+    """"형법 제347조 처벌은?" quoted 제352조 ("제347조 … 의 미수범은 처벌한다"), which states both its words, and not 제347조,
+    which states its penalty but neither word."""
+    evidence = [
+        EvidenceItem(
+            n=1, chunk_id="c1", doc_id="d", label="형법 제347조", doc="형법", header="형법 제347조(사기)", article="제347조",
+            text="제347조(사기) ① 사람을 기망하여 재물의 교부를 받은 자는 10년 이하의 징역 또는 2천만원 이하의 벌금에 처한다.",
+        ),
+        EvidenceItem(
+            n=2, chunk_id="c2", doc_id="d", label="형법 제352조", doc="형법", header="형법 제352조(미수범)", article="제352조",
+            text="제352조(미수범) 제347조 내지 제348조의2의 미수범은 처벌한다.",
+        ),
+    ]
+    quoted = extract("형법 제347조 처벌은?", evidence, None).sentences
+    assert quoted[0].item.label == "형법 제347조" and "10년 이하의 징역" in quoted[0].text

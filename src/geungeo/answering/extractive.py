@@ -45,6 +45,7 @@ from geungeo.text.structure import (
     CONDITION_LIST,
     DELEGATION,
     named_sanction,
+    normalize_article_refs,
     other_sanction,
 )
 
@@ -187,11 +188,19 @@ def extract(
     # Inside the provision retrieval ranks first, every clause stating a word of the question is compared by meaning
     # (one saying the asked thing in other words shares few of them: "월급이 깎이는" for 감봉).
     # A clause so admitted does not hold one the words admitted (a list's lead sentence holds its items).
-    lead = by_rank(bearing, rank)[0].item.label if bearing else None
+    # An article the question names ("형법 제347조 처벌은?") is the one it asks about: it leads, and each of its clauses
+    # is admitted, whether or not it states a word of the question (제347조 states its penalty, not "처벌").
+    named_articles = set(normalize_article_refs(question))
+    cited = next((i.label for i in evidence[:passages] if i.article in named_articles), None)
+    lead = cited or (by_rank(bearing, rank)[0].item.label if bearing else None)
     bearing += [
         s
         for s in scored
-        if s.item.label == lead and s.item.n in best_passages and s.covers and s not in bearing and not _holds(s, bearing)
+        if s.item.label == lead
+        and s.item.n in best_passages
+        and (s.covers or cited)
+        and s not in bearing
+        and not _holds(s, bearing)
     ]
     closeness = _closeness(question, bearing, similarity)
     ranked = by_rank(scored, rank, closeness)
