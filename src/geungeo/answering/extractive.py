@@ -100,6 +100,9 @@ def extract(
     least ``detail_coverage`` times as well; that clause is quoted too, and first when the answering clause states
     none of the figures asked for and leaves none to another instrument.
 
+    An article the question names ("형법 제347조 처벌은?"), when among the best ``passages``, is the provision that
+    answers, whatever words its clauses state.
+
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
     best-covering one; when another of its clauses states more of the question's words, that one is quoted too. A
