@@ -57,11 +57,11 @@ def by_key(chosen: list[Sentence], cases: Cases, headers: dict[int, set[str]]) -
     알파고", not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states)."""
     out = list(chosen)
     for (n, _), rows in cases.items():
-        if rows[0].table is None:
+        quoted = [row for row in rows if any(s.item is row.item and s.text == row.text for s in out)]
+        if rows[0].table is None or not quoted:  # a list, or a table the answer does not quote
             continue
         named = [row for row, key in zip(rows, _keys(rows, headers.get(n, set())), strict=True) if key]
-        quoted = [row for row in rows if any(s.item is row.item and s.text == row.text for s in out)]
-        if len(named) == 1 and quoted and any(row is not named[0] for row in quoted):
+        if len(named) == 1 and any(row is not named[0] for row in quoted):
             out = _read_by(out, named[0], [row for row in quoted if row is not named[0]])
     return out
 
