@@ -1451,3 +1451,22 @@ def test_the_article_a_question_names_answers_it() -> None:
     ]
     quoted = extract("형법 제347조 처벌은?", evidence, None).sentences
     assert quoted[0].item.label == "형법 제347조" and "10년 이하의 징역" in quoted[0].text
+
+
+def test_a_question_asking_for_conditions_is_answered_by_the_article_titled_by_them() -> None:
+    # "추대 조건" asks the conditions: 제2조(자격) sets them in prose (no list of 호), 제6조 ranks first for "추대"
+    rules = "명예교수규정"
+
+    def article(n: int, head: str, text: str) -> EvidenceItem:
+        item = _item(n, f"{rules} {head.split('(')[0]}", f"{head} {text}", rules)
+        return item.model_copy(update={"header": f"{rules}(3-1-9) {head}"})
+
+    award = article(1, "제6조(추대 및 추대기간)", "① 명예교수에 추대된 자에게는 추대장을 수여한다.")
+    terms = article(
+        2,
+        "제2조(자격)",
+        "명예교수로 추대할 수 있는 자는 본 대학교에서 전임교원으로 17년 이상 재직하고 정년으로 퇴직한 교수로 한다.",
+    )
+    assert extract("명예교수 추대 조건", [award, terms], None).sentences[0].item is terms
+    # asked something else of the same articles, retrieval's first answers
+    assert extract("명예교수 추대장은 누가 받나요?", [award, terms], None).sentences[0].item is award

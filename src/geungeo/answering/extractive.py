@@ -47,6 +47,7 @@ from geungeo.text.structure import (
     named_sanction,
     normalize_article_refs,
     other_sanction,
+    parse_article_head,
 )
 
 GENERIC_WEIGHT = 0.1
@@ -427,9 +428,13 @@ def _answering(
     a page, one covering ``floor``: :func:`_same_rule`); ``best``, the best-covering clause, when none bears.
     Retrieval ranks whole passages better than word coverage does, so the provision is the one retrieval trusts most
     among those that bear on the question. A question asking for the ``cases`` (and no figure) is answered by the
-    highest-ranked bearing clause that lists conditions, when one does.
+    highest-ranked bearing clause that lists conditions or is of an article titled by them ("제2조(자격)"), when one is.
     A penalty's figures state an asked figure only when the question asks about ``sanctions``."""
-    listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0])] if cases and not asked else []
+    listing = (
+        [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0]) or _of_conditions(s.item)]
+        if cases and not asked
+        else []
+    )
     first = listing[0] if listing else bearing[0] if bearing else best
     if asked:
         first = next(
@@ -441,6 +446,18 @@ def _answering(
             first,
         )
     return first
+
+
+# An article titled by the conditions it sets: "제2조(자격)", "제40조(구직급여의 수급 요건)", "제9조(휴직사유)".
+_CONDITIONS_TITLE = re.compile(r"(자격|요건|조건|사유)$")
+_ARTICLE_OF_HEADER = re.compile(r"제\s*\d+\s*조.*")  # "명예교수규정(3-1-9) 제2조(자격)": 제2조(자격)
+
+
+def _of_conditions(item: EvidenceItem) -> bool:
+    """Whether ``item`` is of an article titled by the conditions it sets (it answers a question asking for them)."""
+    head = _ARTICLE_OF_HEADER.search(item.header)
+    parsed = parse_article_head(head.group(0)) if head else None
+    return parsed is not None and parsed[1] is not None and _CONDITIONS_TITLE.search(parsed[1]) is not None
 
 
 def _choose(
