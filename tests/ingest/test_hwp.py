@@ -83,6 +83,15 @@ def test_layout_boxes_read_as_text(plan: Document) -> None:
     assert [e.category for e in plan.elements].count("table") == 2
 
 
+def test_a_sentence_wrapped_by_a_line_break_is_one_line(plan: Document) -> None:
+    # the plan wraps its points by line breaks inside the paragraph: the sentence goes on, a new line does not open
+    wrapped = (
+        "○ 그러나, 인공지능‧클라우드 중심의 디지털 전환(Digital Transformation) 시대가 도래함에 따라 기존 전자정부의 한계 표출"
+    )
+    assert wrapped in {line for e in plan.elements for line in e.text.split("\n")}
+    assert not any(e.text.startswith("시대가") or "\n시대가" in e.text for e in plan.elements)
+
+
 def test_gold_evidence_is_in_the_text(plan: Document) -> None:
     body = squash("\n".join(e.text for e in plan.elements))
     questions = [json.loads(line) for line in (QUESTIONS / "documents.jsonl").read_text(encoding="utf-8").splitlines()]

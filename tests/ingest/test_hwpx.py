@@ -295,7 +295,8 @@ def test_generic_hwpx_gives_headings_paragraphs_and_merged_tables(tmp_path: Path
         tmp_path / "보고서.hwpx",
         para("추진 배경", style=1, inner=running_header),
         para("현황", style=2),
-        "<hp:p><hp:run><hp:t>첫 줄<hp:lineBreak/>둘째<hp:tab/>줄</hp:t></hp:run></hp:p>",
+        # a line break wrapping a sentence is the space it wraps; one before a bullet starts the bullet's line
+        "<hp:p><hp:run><hp:t>첫 줄은 길게<hp:lineBreak/>이어진다.<hp:lineBreak/>- 둘째<hp:tab/>줄</hp:t></hp:run></hp:p>",
         table(
             cell("구분", 0, 0, rows=2) + cell("2024", 0, 1) + cell("2025", 0, 2),
             cell("10", 1, 1) + cell("20", 1, 2),
@@ -307,7 +308,7 @@ def test_generic_hwpx_gives_headings_paragraphs_and_merged_tables(tmp_path: Path
     assert [(e.category, e.text, e.path) for e in doc.elements] == [
         ("heading", "추진 배경", ()),
         ("heading", "현황", ("추진 배경",)),
-        ("paragraph", "첫 줄\n둘째 줄", ("추진 배경", "현황")),
+        ("paragraph", "첫 줄은 길게 이어진다.\n- 둘째 줄", ("추진 배경", "현황")),
         ("table", "| 구분 | 2024 | 2025 |\n|---|---|---|\n| 구분 | 10 | 20 |\n| 합계 30 |  |  |", ("추진 배경", "현황")),
     ]
     table_ = doc.elements[3].table  # the row-spanning 구분 repeats, the column-spanning 합계 counts once

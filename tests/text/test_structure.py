@@ -1,6 +1,12 @@
 import pytest
 
-from geungeo.text.structure import division_label, normalize_article_refs, paragraph_number, parse_article_head
+from geungeo.text.structure import (
+    division_label,
+    normalize_article_refs,
+    paragraph_number,
+    parse_article_head,
+    unwrap_line_breaks,
+)
 
 
 @pytest.mark.parametrize(
@@ -42,3 +48,12 @@ def test_paragraph_numbers() -> None:
     assert paragraph_number("② 사용자는") == 2
     assert paragraph_number("**③** 삭제") == 3
     assert paragraph_number("1. 근로자") is None
+
+
+def test_a_line_break_inside_a_paragraph_is_the_space_it_wraps_unless_a_mark_opens_the_next_line() -> None:
+    wrapped = "○ 그러나, 디지털 전환(Digital Transformation)\n시대가 도래함에 따라 기존 전자정부의 한계 표출"
+    assert unwrap_line_breaks(wrapped) == wrapped.replace("\n", " ")
+    assert unwrap_line_breaks("○ 고지서 등을 온라인(공공‧민간)\n으로 받고") == "○ 고지서 등을 온라인(공공‧민간) 으로 받고"
+    # a bullet, a list item, a circled 항 or an article opens a line of its own; an empty line stays
+    for marked in ("가. 호의 목", "- 세부 과제", "1. 첫째 호", "② 둘째 항", "제3조(정의) 이 규정에서", "※ 참고", "\n빈 줄 뒤"):
+        assert unwrap_line_breaks(f"앞 줄\n{marked}") == f"앞 줄\n{marked}"

@@ -28,7 +28,7 @@ from geungeo.ingest.base import Loader, loader, source_name
 from geungeo.ingest.tables import Cell, build_table, caption_text, grid_rows, table_element
 from geungeo.ingest.unpacking import inflate
 from geungeo.text.normalize import clean_text, nfc, squash
-from geungeo.text.structure import CONTENTS_ENTRY
+from geungeo.text.structure import CONTENTS_ENTRY, unwrap_line_breaks
 from geungeo.types import Category, Document, Element
 
 _SIGNATURE = b"HWP Document File"
@@ -131,7 +131,7 @@ class _Block:
 
 
 def _paragraph_text(para: Record) -> str:
-    return "".join(decode_para_text(c.payload) for c in para.children if c.tag == TAG_PARA_TEXT)
+    return unwrap_line_breaks("".join(decode_para_text(c.payload) for c in para.children if c.tag == TAG_PARA_TEXT))
 
 
 def _cells(ctrl: Record) -> Iterator[tuple[tuple[int, int, int, int], list[Record]]]:

@@ -41,6 +41,7 @@ from geungeo.text.structure import (
     attachment_label,
     division_label,
     parse_article_head,
+    unwrap_line_breaks,
 )
 from geungeo.types import Category, Document, Element, MetaValue
 
@@ -135,7 +136,7 @@ def _paragraph_blocks(p: etree._Element) -> list[_Block]:
     parts: list[str] = []
 
     def flush() -> None:
-        text = clean_text("".join(parts))
+        text = clean_text(unwrap_line_breaks("".join(parts)))
         parts.clear()
         if text:
             blocks.append(_Block(text=text, style=style))
