@@ -58,7 +58,7 @@ def test_table_rows_become_sentences_that_name_their_cells() -> None:
         "② 그 밖은 총장이 정한다."
     )
     assert split_sentences(text) == [
-        "[별표 2] 학위의 종류",
+        "[별표 2] 학위의 종류\n과정: 학사, 학위: 문학사\n과정: 석사, 학위: 문학석사 | 이학석사",  # the title with its rows
         "과정: 학사, 학위: 문학사",
         "과정: 석사, 학위: 문학석사 | 이학석사",
         "② 그 밖은 총장이 정한다.",
@@ -1204,6 +1204,17 @@ def test_a_sentence_pointing_to_a_table_below_brings_its_rows() -> None:
     # a pointer with a list of its own keeps its list, and the table is left to the rows
     listed = "① 범위는 다음과 같다.\n1. 석사학위과정\n| 과정 | 점수 |\n|---|---|\n| 석사 | 600 |"
     assert {c.text for c in clauses(listed)} >= {"① 범위는 다음과 같다.\n1. 석사학위과정", "과정: 석사, 점수: 600"}
+
+
+def test_an_attachment_title_line_brings_the_rows_of_its_table() -> None:
+    """A 별표's title line names the table below it: it is quoted with the rows ("고급 과정 과목은?" was answered by
+    the title alone, a name that says nothing of what the table holds)."""
+    title = "[별표 2] 외국인 유학생 한국어 강좌 고급 과정"
+    attachment = f"{title}\n| 교과목명 | 학점/시간 |\n|---|---|\n| 중급시사한국어 | 2/2 |\n| 고급시사한국어 | 2/2 |"
+    rows = "교과목명: 중급시사한국어, 학점/시간: 2/2\n교과목명: 고급시사한국어, 학점/시간: 2/2"
+    assert {c.words: c.text for c in clauses(attachment)}[title] == f"{title}\n{rows}"
+    item = _item(1, "규정 별표 2", attachment, doc="외국인유학생의한국어강좌이수및학점인정에관한규정")
+    assert extract("외국인 유학생 한국어 고급 과정 과목은?", [item], None).sentences[0].text == f"{title}\n{rows}"
 
 
 def test_a_header_of_two_rows_names_each_column_under_its_label() -> None:

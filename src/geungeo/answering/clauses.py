@@ -12,6 +12,7 @@ from geungeo.text.structure import (
     AMENDMENT,
     ARTICLE_PREFIX,
     ARTICLE_START,
+    ATTACHMENT_HEAD,
     BARE_HEADING,
     CIRCLED,
     LIST_ITEM,
@@ -182,7 +183,7 @@ def clauses(text: str, headings: Collection[str] = ()) -> list[Clause]:
 def _section_clauses(lines: list[str]) -> list[Clause]:
     """The clauses of consecutive lines without a heading among them (see :func:`clauses`). A sentence that points
     to what follows ("… 산출 방법은 다음과 같다.") with no list of its own brings the rows of the next table below
-    it: the 규정집 prints an article's tables after its last 항."""
+    it: the 규정집 prints an article's tables after its last 항; so does an attachment's title line ("[별표 2] …")."""
     groups = [(is_table, list(group)) for is_table, group in itertools.groupby(lines, key=_is_table_line)]
     tables = {g: table_row_sentences(rows) for g, (is_table, rows) in enumerate(groups) if is_table}
     pointed: set[int] = set()  # the tables a sentence took
@@ -198,7 +199,7 @@ def _section_clauses(lines: list[str]) -> list[Clause]:
                 if x == lead:
                     out.append(Clause("\n".join([lead, *block.items[:MAX_LIST_ITEMS]]), lead))
                     out.extend(_item_clauses(lead, block.items))
-                elif not block.items and _POINTS_BELOW.search(x) and (table := _next_table(tables, g, pointed)):
+                elif not block.items and _NAMES_BELOW.search(x) and (table := _next_table(tables, g, pointed)):
                     out.append(Clause("\n".join([x, *table[:MAX_LIST_ITEMS]]), x))
                 else:
                     out.append(Clause(x, x))
@@ -220,8 +221,9 @@ def _list_lead(sentences: list[str]) -> str | None:
     return next((x for x in reversed(sentences) if LIST_LEAD.search(x)), None)
 
 
-# A sentence pointing to what follows it: "… 다음과 같다.", "아래와 같이 …".
-_POINTS_BELOW = re.compile(r"(다음|아래)(과|와)\s*같")
+# A sentence pointing to what follows it ("… 다음과 같다.", "아래와 같이 …"), or an attachment's title line naming the
+# table below it ("[별표 2] 외국인 유학생 한국어 강좌 고급 과정").
+_NAMES_BELOW = re.compile(rf"(다음|아래)(과|와)\s*같|{ATTACHMENT_HEAD.pattern}")
 
 
 def _next_table(tables: dict[int, list[str]], group: int, pointed: set[int]) -> list[str]:
