@@ -95,6 +95,22 @@ def parse_article_head(line: str) -> tuple[str, str | None, str] | None:
     return article_label(number, branch), title or None, rest.strip()
 
 
+def unwrap_line_breaks(paragraph: str) -> str:
+    """A paragraph's text with each line break inside it (HWP's control 10, HWPX's ``<hp:lineBreak/>``) read as the
+    space it wraps ("○ … 디지털 전환(Digital Transformation)" / "시대가 도래함에 따라 …", "온라인(공공‧민간)" / "으로
+    받고"), unless the line after it opens with a mark of its own: a bullet, a list item, a circled 항, an article."""
+    lines = paragraph.split("\n")
+    out = lines[:1]
+    for line in lines[1:]:
+        start = line.lstrip()
+        own = not start or BULLET.match(start) or LIST_ITEM.match(start) or start[0] in CIRCLED or ARTICLE_START.match(start)
+        if own or not out[-1].strip():
+            out.append(line)
+        else:
+            out[-1] = f"{out[-1].rstrip()} {start}"
+    return "\n".join(out)
+
+
 def normalize_article_refs(text: str) -> list[str]:
     """Every article ``text`` names (:data:`ARTICLE_MENTION`) as canonical labels: "제60조, 60조의2" → ["제60조",
     "제60조의2"]."""
@@ -136,22 +152,6 @@ def article_key(label: str) -> tuple[int, int]:
 BARE_HEADING = re.compile(
     r"^(부칙\s*<[^>]*>|제\d+(편|장|절|관)\b.*|제\d+조(의\d+)?\s*" + ARTICLE_TITLE + r"|\[[^\]]*\]|[<‹〈《][^>›〉》]*[>›〉》])$"
 )
-def unwrap_line_breaks(paragraph: str) -> str:
-    """A paragraph's text with each line break inside it (HWP's control 10, HWPX's ``<hp:lineBreak/>``) read as the
-    space it wraps ("○ … 디지털 전환(Digital Transformation)" / "시대가 도래함에 따라 …", "온라인(공공‧민간)" / "으로
-    받고"), unless the line after it opens with a mark of its own: a bullet, a list item, a circled 항, an article."""
-    lines = paragraph.split("\n")
-    out = lines[:1]
-    for line in lines[1:]:
-        start = line.lstrip()
-        own = not start or BULLET.match(start) or LIST_ITEM.match(start) or start[0] in CIRCLED or ARTICLE_START.match(start)
-        if own or not out[-1].strip():
-            out.append(line)
-        else:
-            out[-1] = f"{out[-1].rstrip()} {start}"
-    return "\n".join(out)
-
-
 # A line naming a source ("☞ 출처: Galileo, …", "자료: 통계청"): it attributes what is around it, it does not say it.
 SOURCE_LINE = re.compile(r"^(?:[※☞*]\s*)?(?:출처|자료|source)\s*[:：]", re.I)
 # A 항 run into the line before it ("…말한다. ② …"): it starts a clause of its own.
