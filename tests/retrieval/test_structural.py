@@ -63,6 +63,11 @@ from tests.ingest.test_hwpx import STRUCTURAL_GOLD_ERRATA, cell, para, table, wr
         # asked whether a document exists: its overview, when the name is one's
         ("장애학생 지원 규정 있나요?", StructuralRequest("overview", "장애학생 지원 규정", exact_name=True)),
         ("근로기준법 있어?", StructuralRequest("overview", "근로기준법", exact_name=True)),
+        # asked what a document says: its overview (the search found nothing to quote for "근로기준법이 뭐야")
+        ("근로기준법이 뭐야", StructuralRequest("overview", "근로기준법", exact_name=True)),
+        ("명예교수규정은 어떤 내용이야?", StructuralRequest("overview", "명예교수규정", exact_name=True)),
+        ("교원인사규정에는 뭐가 나와 있어?", StructuralRequest("overview", "교원인사규정", exact_name=True)),
+        ("휴학규정 주요 내용 알려줘", StructuralRequest("overview", "휴학규정", exact_name=True)),
         ("근로기준법 제60조(연차 유급휴가(연차))", StructuralRequest("article", "근로기준법", article="제60조")),
         # a reference asked as a question: its text is the answer
         ("근로기준법 제60조는 뭐야?", StructuralRequest("article", "근로기준법", article="제60조")),
@@ -110,8 +115,8 @@ def test_parse_normalises_nfd_input() -> None:
         "학칙에서 휴학은 몇 번까지?",
         "근로기준법 제60조에 따르면 연차휴가는 며칠인가요",
         "근로기준법 제60조와 제61조의 차이",
-        "근로기준법이 뭐야",
         "연차휴가는 뭐야?",
+        "근로기준법에서 연차휴가는 무슨 내용이야?",
         "근로기준법 제60조 위반하면 뭐야?",
         "연차휴가 며칠이에요",
         "휴학 신청",
@@ -396,6 +401,9 @@ def test_unknown_bare_title_and_questions_go_to_search(engine: Engine) -> None:
     # asked whether a document exists: its overview, or a search when no document has the name
     assert _ask(engine, "근로기준법 시행령 있나요?").kind == "overview"
     assert lookup.answer("연차휴가 규정이 있나요?") is None
+    # asked what a document says: its overview, or a search when no document has the name
+    assert _ask(engine, "근로기준법이 뭐야").kind == "overview"
+    assert lookup.answer("연차휴가 규정은 뭐야?") is None
 
 
 def test_place_without_a_document_name(engine: Engine) -> None:

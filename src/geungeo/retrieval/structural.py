@@ -41,7 +41,7 @@ _OUTLINE_WORDS = ("개요", "목차", "차례", "구성", *_FULL_WORDS)
 # Words that may follow a reference without making it a question.
 _TRAILING = re.compile(
     r"(보여\s*주세요|보여\s*줄래요?|보여\s*줘요?|알려\s*주세요|알려\s*줘요?|찾아\s*주세요|찾아\s*줘요?|주세요|"
-    r"에\s*있는|에\s*속한|조문들?|조항들?|내용|본문|텍스트|모든\s*조문|전체\s*조문|전체\s*내용|"
+    r"에\s*있는|에\s*속한|조문들?|조항들?|(주요\s*)?내용|본문|텍스트|모든\s*조문|전체\s*조문|전체\s*내용|"
     r"전문|전체|전부|원문|개요|목차|차례|구성|좀|을|를)\s*$"
 )
 _QUESTION = re.compile(r"[?？]|몇|무엇|뭐|어떻게|언제|왜|얼마")
@@ -53,7 +53,8 @@ _ASKS_TEXT = re.compile(
     r"|(?:뭐가|무엇이|무슨\s*내용이)\s*(?:나와|적혀|쓰여|있|규정)[가-힣\s]*)"
     r"\s*(?:이야|이에요|예요|에요|야|인가요|입니까|이죠|일까요?|임|지|가요|이니|냐|니|이냐|인지|이지|요)?\s*[?？]*$"
 )
-# "장애학생지원규정 있나요?": asked whether a document exists, its overview answers (a name no document has is searched).
+# "장애학생지원규정 있나요?": asked whether a document exists, its overview answers, as it does what a document says
+# ("명예교수규정은 어떤 내용이야?", :data:`_ASKS_TEXT`); a name no document has is searched.
 _ASKS_EXISTS = re.compile(
     r"\s*(?:은|는|이|가|도)?\s*(?:있(?:나요|나|어요|어|습니까|니|냐|는지|을까요?|지요|죠)|없(?:나요|어요|어|습니까|니|냐))\s*[?？]*$"
 )
@@ -192,8 +193,10 @@ def parse_structural(query: str, *, comparisons: bool = False) -> StructuralRequ
         text = text[: asked.start()].rstrip()
     if (asked := _ASKS_TEXT.search(text)) and asked.start() > 0 and _location(text[: asked.start()].rstrip())[1]:
         text = text[: asked.start()].rstrip()  # "근로기준법 제60조는 뭐야?": the article's text is the answer
-    # asked whether a document exists: a name ending like a title, not a story ending "… 먼저 받을 방법 없나요?"
-    named = text[: asked.start()].rstrip() if (asked := _ASKS_EXISTS.search(text)) else ""
+    # asked whether a document exists or what it says ("명예교수규정은 어떤 내용이야?"): a name ending like a title, not
+    # a story ending "… 먼저 받을 방법 없나요?"
+    asked = min(filter(None, (_ASKS_EXISTS.search(text), _ASKS_TEXT.search(text))), key=lambda m: m.start(), default=None)
+    named = text[: asked.start()].rstrip() if asked else ""
     if _TITLE_END.search(named) and not re.search(r"[.?!。？！]", named):
         text = named
     if not text or _QUESTION.search(text):
