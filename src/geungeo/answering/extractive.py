@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from geungeo.answering.cases import by_figure, by_key, general_item, looked_up, parallel_cases, whole_list
 from geungeo.answering.clauses import carried_lead, clauses
+from geungeo.answering.definitions import asked_term, defines
 from geungeo.answering.details import Detail, asked_details, asks_cases, states
 from geungeo.answering.lines import drawing_the_line, other_side, setting_figures, unbounded
 from geungeo.answering.linked import (
@@ -102,7 +103,8 @@ def extract(
     none of the figures asked for and leaves none to another instrument.
 
     An article the question names ("형법 제347조 처벌은?"), when among the best ``passages``, is the provision that
-    answers, whatever words its clauses state.
+    answers, whatever words its clauses state; asked what a term is ("평균임금이란?"), the clause of the best
+    ``passages`` defining it answers, alone, supported only by its definitions in other provisions.
 
     Word coverage finds the provisions; inside one, the clause quoted is the bearing clause closest in meaning to
     the question by ``similarity`` when given (a question says "부모와 같이", its clause "친권자등을 동반"), else the
@@ -210,7 +212,13 @@ def extract(
     ranked = by_rank(scored, rank, closeness)
     sanctions = ASKS_SANCTION.search(question) is not None
     admitted = {id(s) for s in bearing}
-    first = _answering([s for s in ranked if id(s) in admitted], scored[0], asked, floor, asks_cases(question), sanctions)
+    # Asked what a term is ("평균임금이란?"), the clause of the best passages that defines it answers, alone (the other
+    # terms of its 정의 list are not asked about).
+    term = asked_term(question)
+    defining = next((s for s in ranked if s.item.n in best_passages and defines(s.words, term)), None) if term else None
+    first = defining or _answering(
+        [s for s in ranked if id(s) in admitted], scored[0], asked, floor, asks_cases(question), sanctions
+    )
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
     own_best = max((s for s in scored if s.item.label == first.item.label), key=lambda s: s.coverage, default=first)
@@ -230,9 +238,11 @@ def extract(
     if penalty is not None:  # a question about sanctions asks the sanction's figures ("벌금은 얼마예요?")
         stating |= {d.name: penalty for d in asked if states(d, penalty.text, weakly=False)}
     missing = [d.name for d in asked if d.name not in stating]
-    quoted = whole_list(first, scored)
+    quoted = first if defining else whole_list(first, scored)
     supporting = [*stating.values(), *([penalty] if penalty is not None and penalty not in stating.values() else [])]
-    chosen = _choose(quoted, ranked, supporting, max_supporting, best_passages, floor)
+    # a term is supported only by its definitions in other provisions, not by the other terms of their lists
+    pool = [s for s in ranked if defines(s.words, term)] if defining and term else ranked
+    chosen = _choose(quoted, pool, supporting, max_supporting, best_passages, floor)
     # Meaning and words disagree on the provision's clause: both are quoted, the words' choice after the answer.
     if own_best.coverage > first.coverage and not overlaps(own_best, chosen):
         chosen.insert(1, own_best)

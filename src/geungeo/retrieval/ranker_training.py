@@ -35,6 +35,7 @@ from geungeo.retrieval.hybrid import HybridRetriever
 from geungeo.retrieval.ranker import FEATURES, LearnedRanker, QueryTerms, features
 from geungeo.stores.base import ChunkStore
 from geungeo.text.kiwi import bm25_terms, is_predicate
+from geungeo.text.structure import DEFINED_TERM
 from geungeo.types import Chunk, Hit
 
 Progress = Callable[[str, int, int], None]
@@ -45,7 +46,6 @@ _TITLE_TEMPLATES = ("{t}", "{t}", "{t}에 관한 규정", "{t}은 어떻게 되�
 _NAMED_TEMPLATES = ("{d} {t}", "{d}에서 {t}에 대해 알려주세요", "{d}상 {t}은?")
 _PARAPHRASE_TEMPLATES = ("{t} 어떻게 해요?", "{t} 받을 수 있나요?", "{t} 관련해서 궁금해요", "{t}")
 _DEFINITION_TEMPLATES = ("{t}이란 무엇인가요?", "{t}의 정의", "{t} 뜻이 뭐예요?", "{t}란?")
-_DEFINED = re.compile(r"[\"“'‘「]([^\"”'’」\n]{2,20})[\"”'’」]\s*(?:이)?란")
 _SENTENCE = re.compile(r"[^.!?\n]{20,200}(?:[.!?]|$)", re.MULTILINE)
 _MARKUP = re.compile(r"\*\*|[①-⑳㉑-㉟]|^\s*\d+\.\s|^\s*[가-하]\.\s|<[^>]{0,40}>|\|", re.MULTILINE)
 
@@ -143,7 +143,7 @@ def generate_queries(store: ChunkStore, *, limit: int = 4000, seed: int = 0) -> 
             if swapped != title:
                 pools["paraphrase"].append(make(rng.choice(_PARAPHRASE_TEMPLATES).format(t=swapped), "paraphrase"))
         if "정의" in title or "용어" in title:
-            for term in dict.fromkeys(_DEFINED.findall(chunk.text)):
+            for term in dict.fromkeys(DEFINED_TERM.findall(chunk.text)):
                 pools["definition"].append(make(rng.choice(_DEFINITION_TEMPLATES).format(t=term.strip()), "definition"))
         sentences = _SENTENCE.findall(_clean(chunk.text))
         if sentences:

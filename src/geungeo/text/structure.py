@@ -58,6 +58,8 @@ REFERENCE = re.compile(
     r"(?P<article>제\s*(?P<num>\d+)\s*조(?:\s*의\s*(?P<branch>\d+))?)"
     r"(?P<detail>(?:\s*제\s*\d+\s*[항호](?:\s*의\s*\d+)?)*(?:\s*[가-하]\s*목)?)"
 )
+# A term a provision defines, quoted before "(이)란" or "(이)라 함은": 1. "근로자"란 …, "사용자"라 함은 ….
+DEFINED_TERM = re.compile(r"[\"“'‘「]([^\"”'’」\n]{1,30})[\"”'’」]\s*(?:이)?(?:란|라\s*함은)")
 # A defined short name: 「고등교육법」(이하 "법"이라 한다) — later "법 제N조" cites 고등교육법.
 _QUOTE = "\"“”'‘’"
 REFERENCE_ALIAS = re.compile(

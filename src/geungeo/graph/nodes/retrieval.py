@@ -8,11 +8,13 @@ from contextvars import copy_context
 
 from pydantic import BaseModel
 
+from geungeo.answering.definitions import asked_term, defines
 from geungeo.answering.linked import same_family
 from geungeo.answering.models import EvidenceItem
 from geungeo.filters import parse_filter
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.state import GraphState, last_citations
+from geungeo.retrieval.expansion import query_terms
 from geungeo.stores.base import ChunkStore
 from geungeo.text.structure import ASKS_SANCTION, SANCTION
 from geungeo.types import Chunk, Hit
@@ -65,6 +67,11 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
         pool_by_id.setdefault(duty.chunk.id, EvidenceItem.from_chunk(0, duty.chunk, duty.score))
     if duties:
         tracker.notes.append(f"penalties of: {', '.join(str(d.chunk.meta.get('article')) for d in duties)}")
+    definitions = _definitions(question, ctx.engine.store) if not state.get("iteration") and where is None else []
+    for chunk in definitions:
+        pool_by_id.setdefault(chunk.id, EvidenceItem.from_chunk(0, chunk, 0.0))
+    if definitions:
+        tracker.notes.append(f"definitions: {', '.join(str(c.meta.get('article')) for c in definitions)}")
     if ctx.corrections is not None and not state.get("iteration"):
         for correction, similarity in ctx.corrections.find(question):
             pool_by_id[f"correction-{correction.id}"] = correction.evidence(0, similarity)
@@ -79,6 +86,7 @@ def retrieve(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     parts = {sq.text for sq in plan.sub_queries if sq.priority > 1} if plan and not state.get("iteration") else set()
     leads = [chunks[0].id for chunks in cited]
     leads += [duty.chunk.id for duty in duties]
+    leads += [chunk.id for chunk in definitions]
     leads += [hits[0].chunk.id for query, hits in zip(queries, results, strict=True) if query in parts and hits]
     return {
         "candidates": list(pool_by_id.values()),
@@ -111,6 +119,21 @@ def _duties(question: str, search: Callable[[str], list[Hit]], store: ChunkStore
         return []
     hits = [h for h in search(ASKS_SANCTION.sub(" ", question)) if not SANCTION.search(h.chunk.text)][:_DUTIES]
     return [hit for hit in hits if penalties(store, [hit.chunk.id])]
+
+
+_DEFINITIONS = 2  # passages defining the asked term that keep a place (chosen a priori, not tuned)
+_DEFINITION_POOL = 200  # how many of the term's BM25 passages are read for its definition
+
+
+def _definitions(question: str, store: ChunkStore) -> list[Chunk]:
+    """Asked what a term is ("평균임금이란?"): the passages that define it ("평균임금"이란 …, in a 정의 article), which the
+    articles using the term outrank in the search; each keeps a place among the best passages. None for a question
+    asking something else."""
+    term = asked_term(question)
+    if term is None:
+        return []
+    ids = [cid for cid, _ in store.sparse_search(query_terms(term), _DEFINITION_POOL)]
+    return [chunk for chunk in store.get(ids) if defines(chunk.text, term)][:_DEFINITIONS]
 
 
 def penalties(store: ChunkStore, chunk_ids: Sequence[str]) -> list[Chunk]:
