@@ -21,7 +21,8 @@ from geungeo.settings import Settings
         ("통상임금이 뭐야?", "통상임금"),
         ("근로자의 정의", "근로자"),
         ("사용자란 누구를 말해?", "사용자"),
-        ("근로기준법상 근로자란?", "근로자"),
+        ("근로기준법상 근로자란?", "근로기준법상 근로자"),  # the words before it are left aside by defines
+        ("연구년 교원이란?", "연구년 교원"),
         ("소정근로시간 뜻", "소정근로시간"),
         # questions asking something else
         ("휴학은 몇 번까지?", None),
@@ -38,6 +39,11 @@ def test_a_clause_defines_the_term_it_quotes_before_란_or_라_함은() -> None:
     assert defines('2. "사용자"라 함은 사업주를 말한다.', "사용자")
     assert not defines('2. "사용자"라 함은 사업주를 말한다.', "사업주")
     assert not defines("평균임금은 그 근로자가 소속한 사업장의 임금으로 한다.", "평균임금")
+    assert defines('1. "근로자"란 임금을 목적으로 근로를 제공하는 사람을 말한다.', "근로기준법상 근로자")
+    # a regulation defines its terms unquoted, opening the clause
+    assert defines("제2조(정의) 연구년 교원이라 함은 6개월 이상 연구년의 기회를 부여받은 교원을 말한다.", "연구년 교원")
+    assert defines("① 이 규정에서 검수라 함은 계약의 이행을 확인하는 것을 말한다.", "검수")
+    assert not defines('1. "교원"이란 전임교원을 말한다.', "연구년 교원")  # the words of the term asked all count
 
 
 def _item(n: int, label: str, text: str) -> EvidenceItem:

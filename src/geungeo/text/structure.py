@@ -58,8 +58,18 @@ REFERENCE = re.compile(
     r"(?P<article>제\s*(?P<num>\d+)\s*조(?:\s*의\s*(?P<branch>\d+))?)"
     r"(?P<detail>(?:\s*제\s*\d+\s*[항호](?:\s*의\s*\d+)?)*(?:\s*[가-하]\s*목)?)"
 )
-# A term a provision defines, quoted before "(이)란" or "(이)라 함은": 1. "근로자"란 …, "사용자"라 함은 ….
+# A term a provision defines, quoted before "(이)란" or "(이)라 함은" (statutes: 1. "근로자"란 …, "사용자"라 함은 …), or
+# opening a clause unquoted before "(이)라 함은" (regulations: 제2조(정의) 연구년 교원이라 함은 …).
 DEFINED_TERM = re.compile(r"[\"“'‘「]([^\"”'’」\n]{1,30})[\"”'’」]\s*(?:이)?(?:란|라\s*함은)")
+_DEFINED_PLAIN = re.compile(
+    r"(?m)^(?:제\s*\d+\s*조(?:의\s*\d+)?\s*(?:[(（][^)）\n]*[)）])?\s*)?(?:[①-⑳]\s*|\d+\.\s*)?"
+    r"([^,.\"“”'‘’「」\n]{1,25}?)(?:이)?라\s*함은"
+)
+
+
+def defined_terms(text: str) -> list[str]:
+    """The terms ``text`` defines, quoted or opening a clause (:data:`DEFINED_TERM`)."""
+    return [*DEFINED_TERM.findall(text), *_DEFINED_PLAIN.findall(text)]
 # A defined short name: 「고등교육법」(이하 "법"이라 한다) — later "법 제N조" cites 고등교육법.
 _QUOTE = "\"“”'‘’"
 REFERENCE_ALIAS = re.compile(
