@@ -65,11 +65,6 @@ _DEFINED_PLAIN = re.compile(
     r"(?m)^(?:제\s*\d+\s*조(?:의\s*\d+)?\s*(?:[(（][^)）\n]*[)）])?\s*)?(?:[①-⑳]\s*|\d+\.\s*)?"
     r"([^,.\"“”'‘’「」\n]{1,25}?)(?:이)?라\s*함은"
 )
-
-
-def defined_terms(text: str) -> list[str]:
-    """The terms ``text`` defines, quoted or opening a clause (:data:`DEFINED_TERM`)."""
-    return [*DEFINED_TERM.findall(text), *_DEFINED_PLAIN.findall(text)]
 # A defined short name: 「고등교육법」(이하 "법"이라 한다) — later "법 제N조" cites 고등교육법.
 _QUOTE = "\"“”'‘’"
 REFERENCE_ALIAS = re.compile(
@@ -105,6 +100,11 @@ def parse_article_head(line: str) -> tuple[str, str | None, str] | None:
     if title and _WRAPPED.fullmatch(title):  # "제10조((심문기일) )": the title is 심문기일
         title = title[1:-1].strip()
     return article_label(number, branch), title or None, rest.strip()
+
+
+def defined_terms(text: str) -> list[str]:
+    """The terms ``text`` defines, quoted or opening a clause (:data:`DEFINED_TERM`)."""
+    return [*DEFINED_TERM.findall(text), *_DEFINED_PLAIN.findall(text)]
 
 
 def unwrap_line_breaks(paragraph: str) -> str:
