@@ -1470,7 +1470,7 @@ def test_a_question_asking_for_conditions_is_answered_by_the_article_titled_by_t
 
     def article(n: int, head: str, text: str) -> EvidenceItem:
         item = _item(n, f"{rules} {head.split('(')[0]}", f"{head} {text}", rules)
-        return item.model_copy(update={"header": f"{rules}(3-1-9) {head}"})
+        return item.model_copy(update={"header": f"{rules}(3-1-9) {head}", "article_title": head[head.index("(") + 1 : -1]})
 
     award = article(1, "제6조(추대 및 추대기간)", "① 명예교수에 추대된 자에게는 추대장을 수여한다.")
     terms = article(

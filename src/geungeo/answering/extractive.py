@@ -48,7 +48,6 @@ from geungeo.text.structure import (
     named_sanction,
     normalize_article_refs,
     other_sanction,
-    parse_article_head,
 )
 
 GENERIC_WEIGHT = 0.1
@@ -460,14 +459,11 @@ def _answering(
 
 # An article titled by the conditions it sets: "제2조(자격)", "제40조(구직급여의 수급 요건)", "제9조(휴직사유)".
 _CONDITIONS_TITLE = re.compile(r"(자격|요건|조건|사유)$")
-_ARTICLE_OF_HEADER = re.compile(r"제\s*\d+\s*조.*")  # "명예교수규정(3-1-9) 제2조(자격)": 제2조(자격)
 
 
 def _of_conditions(item: EvidenceItem) -> bool:
     """Whether ``item`` is of an article titled by the conditions it sets (it answers a question asking for them)."""
-    head = _ARTICLE_OF_HEADER.search(item.header)
-    parsed = parse_article_head(head.group(0)) if head else None
-    return parsed is not None and parsed[1] is not None and _CONDITIONS_TITLE.search(parsed[1]) is not None
+    return item.article_title is not None and _CONDITIONS_TITLE.search(item.article_title) is not None
 
 
 def _choose(

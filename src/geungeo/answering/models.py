@@ -33,6 +33,7 @@ class EvidenceItem(BaseModel):
     doc: str
     code: str | None = None
     article: str | None = None
+    article_title: str | None = None
     page: int | None = None
     header: str = ""
     text: str
@@ -57,6 +58,7 @@ class EvidenceItem(BaseModel):
             doc=str(m.get("doc") or m.get("source") or ""),
             code=str(m["code"]) if m.get("code") else None,
             article=str(m["article"]) if m.get("article") else None,
+            article_title=str(m["article_title"]) if m.get("article_title") else None,
             page=int(page) if isinstance(page, int) else None,
             header=chunk.header,
             text=chunk.text,

@@ -62,7 +62,7 @@ REFERENCE = re.compile(
 # opening a clause unquoted before "(이)라 함은" (regulations: 제2조(정의) 연구년 교원이라 함은 …).
 DEFINED_TERM = re.compile(r"[\"“'‘「]([^\"”'’」\n]{1,30})[\"”'’」]\s*(?:이)?(?:란|라\s*함은)")
 _DEFINED_PLAIN = re.compile(
-    r"(?m)^(?:제\s*\d+\s*조(?:의\s*\d+)?\s*(?:[(（][^)）\n]*[)）])?\s*)?(?:[①-⑳]\s*|\d+\.\s*)?"
+    rf"(?m)^(?:제\s*\d+\s*조(?:의\s*\d+)?\s*(?:{ARTICLE_TITLE})?\s*)?(?:[①-⑳]\s*|\d+\.\s*)?"
     r"([^,.\"“”'‘’「」\n]{1,25}?)(?:이)?라\s*함은"
 )
 # A defined short name: 「고등교육법」(이하 "법"이라 한다) — later "법 제N조" cites 고등교육법.
