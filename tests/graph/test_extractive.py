@@ -9,7 +9,7 @@ from typing import NoReturn
 import pytest
 
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
-from geungeo.answering.details import asked_details, states
+from geungeo.answering.details import asked_details, asks_kinds, states
 from geungeo.answering.extractive import Similarity, extract
 from geungeo.answering.models import EvidenceItem
 from geungeo.answering.sentences import Extract, Sentence
@@ -17,7 +17,7 @@ from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon
 from geungeo.settings import Settings
-from geungeo.text.structure import ASKS_SANCTION
+from geungeo.text.structure import ASKS_SANCTION, KINDS_LIST
 from tests.fixtures import vacation_law_store
 
 
@@ -1481,3 +1481,41 @@ def test_a_question_asking_for_conditions_is_answered_by_the_article_titled_by_t
     assert extract("명예교수 추대 조건", [award, terms], None).sentences[0].item is terms
     # asked something else of the same articles, retrieval's first answers
     assert extract("명예교수 추대장은 누가 받나요?", [award, terms], None).sentences[0].item is award
+
+
+def test_a_question_asking_for_kinds_is_answered_by_the_clause_naming_them() -> None:
+    """"교원 징계의 종류는?" quoted ① of 제61조(징계의 사유 및 종류), the grounds with their 호, and never ② naming the
+    kinds; "몇 가지야?" was refused for a count no clause writes as a number."""
+    law = "사립학교법"
+    text = (
+        "제61조(징계의 사유 및 종류) ① 사립학교 교원이 다음 각 호의 어느 하나에 해당할 때에는 해당 교원의 임용권자는"
+        " 징계의결을 요구하여야 한다.\n1. 교원의 본분에 어긋나는 행위를 하였을 때\n2. 직무상의 의무를 위반하였을 때\n"
+        "② 징계는 파면, 해임, 강등, 정직, 감봉, 견책으로 한다.\n"
+        "③ 강등은 하위의 직위에 임명하고 3개월간 직무에 종사하지 못한다."
+    )
+    item = _item(1, f"{law} 제61조", text, law).model_copy(
+        update={"header": f"{law} 제61조(징계의 사유 및 종류)", "article": "제61조"}
+    )
+    for question in ("교원 징계의 종류는?", "교원 징계는 몇 가지야?", "교원 징계는 어떤 단계로 나뉘어?"):
+        answer = extract(question, [item], None)
+        assert answer.missing == [], question
+        assert any("파면, 해임, 강등" in s.text for s in answer.sentences), question
+    # asked something else of the article, the kinds are not what answers
+    grounds = extract("교원 징계 사유는?", [item], None).sentences[0]
+    assert "본분" in grounds.text and "파면" not in grounds.text
+
+
+def test_kinds_questions_and_clauses_are_told_apart() -> None:
+    asking = ("휴학의 종류는?", "학생 징계는 몇 가지야?", "어떤 단계로 나뉘어?", "직위는 어떻게 구분돼?")
+    assert all(asks_kinds(q) for q in asking)
+    assert not any(asks_kinds(q) for q in ("구분소유자가 몇 명 이상이면?", "나눠서 내기로 한 물건값", "징계 사유는?"))
+    naming = (
+        "징계는 파면ㆍ해임ㆍ강등ㆍ정직ㆍ감봉ㆍ견책(譴責)으로 구분한다.",
+        "실업급여는 구직급여와 취업촉진 수당으로 구분한다.",
+        "보험급여의 종류는 다음 각 호와 같다.",
+        "휴학은 다음 각호와 같이 구분한다.",
+        "교원의 직위는 교수, 부교수 및 조교수로 하되, 이를 정년제와 비정년제로 구분한다.",
+    )
+    assert all(KINDS_LIST.search(t) for t in naming)
+    other = ("위원은 교수, 부교수, 조교수 중에서 임명한다.", "휴직 기간은 1년으로 한다.", "위원회는 위원장과 위원으로 한다.")
+    assert not any(KINDS_LIST.search(t) for t in other)

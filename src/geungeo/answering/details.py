@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from geungeo.text.kiwi import bm25_terms
-from geungeo.text.structure import AMENDMENT, SANCTION
+from geungeo.text.structure import AMENDMENT, KINDS_LIST, SANCTION
 
 # Korean numerals as a word of their own ("오천", "삼분의"), not a syllable inside one: "연구원" is not 9원 and
 # "30일분의" not 1분의.
@@ -108,6 +108,14 @@ _AMOUNT_ASKED = _detail(
     unless=f"{_PERIOD_HOW_MUCH}|{_SCORE_HOW_MUCH}",
     despite=_MONEY_HOW_MUCH,
 )
+# "몇 개월" asks for a period, "18개월" states one; the kinds a clause names are counted ("몇 가지": "파면, 해임, …
+# 견책으로 한다")
+COUNT = _detail(
+    "개수 / count",
+    rf"{_SOME}(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
+    r"\d+\s*(개(?!\s*월)|가지|종|건|곳)",
+    weakly=KINDS_LIST.pattern,
+)
 DETAILS: tuple[Detail, ...] = (
     _detail("나이 / age", r"몇\s*세|몇\s*살|how old", r"\d+\s*(세|살)", nouns="나이 연령"),
     _detail("비율 / rate", r"몇\s*(%|퍼센트|프로)|percent", _SHARE, nouns="비율"),
@@ -119,11 +127,7 @@ DETAILS: tuple[Detail, ...] = (
     # a score is also a grade point average ("평점평균이 4.30 이상")
     _detail("점수 / score", rf"몇\s*점|what score|{_SCORE_HOW_MUCH}", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
-    _detail(  # "몇 개월" asks for a period, "18개월" states one
-        "개수 / count",
-        rf"{_SOME}(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
-        r"\d+\s*(개(?!\s*월)|가지|종|건|곳)",
-    ),
+    COUNT,
     _detail("거리 / distance", rf"{_SOME}(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
     _detail("인원 / headcount", rf"{_SOME}명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
@@ -209,6 +213,16 @@ _ASKS_CASES = re.compile(
 def asks_cases(question: str) -> bool:
     """Whether ``question`` asks for the cases, grounds or conditions of something (a list of them answers it)."""
     return bool(_ASKS_CASES.search(question.strip()))
+
+
+# A question asking for the kinds a thing comes in: "징계의 종류는?", "몇 가지야?", "어떤 단계로 나뉘어?", "어떻게 구분돼?"
+# (not "구분소유자").
+_ASKS_KINDS = re.compile(r"종류|몇\s*가지|(어떤|무슨)\s*(단계|등급|유형)|나뉘|나누어지|나눠지|구분(되|돼|하나|해)")
+
+
+def asks_kinds(question: str) -> bool:
+    """Whether ``question`` asks for the kinds a thing comes in (a clause naming them answers it)."""
+    return bool(_ASKS_KINDS.search(question))
 
 
 # A figure told as the background of the question, in a clause ending in "-는데" ("건보료 몇 달 밀렸는데 병원 가면 …?",

@@ -22,7 +22,7 @@ from dataclasses import replace
 from geungeo.answering.cases import by_figure, by_key, general_item, looked_up, parallel_cases, whole_list
 from geungeo.answering.clauses import carried_lead, clauses
 from geungeo.answering.definitions import asked_term, defines
-from geungeo.answering.details import Detail, asked_details, asks_cases, states
+from geungeo.answering.details import COUNT, Detail, asked_details, asks_cases, asks_kinds, states
 from geungeo.answering.lines import drawing_the_line, other_side, setting_figures, unbounded
 from geungeo.answering.linked import (
     deferred_to,
@@ -45,6 +45,7 @@ from geungeo.text.structure import (
     CIRCLED,
     CONDITION_LIST,
     DELEGATION,
+    KINDS_LIST,
     named_sanction,
     normalize_article_refs,
     other_sanction,
@@ -216,7 +217,8 @@ def extract(
     term = asked_term(question)
     defining = next((s for s in ranked if s.item.n in best_passages and defines(s.words, term)), None) if term else None
     first = defining or _answering(
-        [s for s in ranked if id(s) in admitted], scored[0], asked, floor, asks_cases(question), sanctions
+        [s for s in ranked if id(s) in admitted], scored[0], asked, floor, asks_cases(question), sanctions,
+        asks_kinds(question),
     )
     # The clause of the answering provision that states most of the question's words (``first`` is the closest in
     # meaning): it may delegate the asked figure, and when it differs from ``first`` it is quoted too.
@@ -430,6 +432,7 @@ def _answering(
     floor: float,
     cases: bool = False,
     sanctions: bool = True,
+    kinds: bool = False,
 ) -> Sentence:
     """The answering clause: the first of ``bearing``, the clauses that bear on the question (in the best passages,
     covering the floor or, in the first provision, stating a word of it; by retrieval rank of their provision, then
@@ -437,13 +440,16 @@ def _answering(
     a page, one covering ``floor``: :func:`_same_rule`); ``best``, the best-covering clause, when none bears.
     Retrieval ranks whole passages better than word coverage does, so the provision is the one retrieval trusts most
     among those that bear on the question. A question asking for the ``cases`` (and no figure) is answered by the
-    highest-ranked bearing clause that lists conditions or is of an article titled by them ("제2조(자격)"), when one is.
+    highest-ranked bearing clause that lists conditions or is of an article titled by them ("제2조(자격)"), when one is;
+    one asking for the ``kinds`` of a thing (and no figure but how many), by the highest-ranked bearing clause naming
+    kinds ("징계는 파면, 해임, … 견책으로 한다"), when one is.
     A penalty's figures state an asked figure only when the question asks about ``sanctions``."""
-    listing = (
-        [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0]) or _of_conditions(s.item)]
-        if cases and not asked
-        else []
-    )
+    if kinds and all(d.name == COUNT.name for d in asked):
+        listing = [s for s in bearing if KINDS_LIST.search(s.text.split("\n", 1)[0])]
+    elif cases and not asked:
+        listing = [s for s in bearing if CONDITION_LIST.search(s.text.split("\n", 1)[0]) or _of_conditions(s.item)]
+    else:
+        listing = []
     first = listing[0] if listing else bearing[0] if bearing else best
     if asked:
         first = next(

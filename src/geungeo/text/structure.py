@@ -178,6 +178,14 @@ CONDITION_LIST = re.compile(
     r"다음\s*각\s*(호|목)의?\s*(어느\s*하나|1|하나)에\s*해당|다음\s*각\s*(호|목)의\s*(자|사람|경우|사유)|다음의\s*(각\s*)?경우"
     r"|다음\s*각\s*(호|목)에\s*해당하는\s*(자|사람|경우|사유|때)"
 )
+# A clause naming the kinds a thing comes in: "징계는 파면, 해임, 강등, 정직, 감봉, 견책으로 한다", "실업급여는
+# 구직급여와 취업촉진 수당으로 구분한다", "보험급여의 종류는 다음 각 호와 같다", "휴학은 다음 각호와 같이 구분한다".
+_KIND = r"[^\s,ㆍ·]{1,12}"
+KINDS_LIST = re.compile(  # three kinds or more, or two said to be the kinds ("…와 …으로 구분한다")
+    rf"(?:{_KIND}\s*[,ㆍ·]\s*){{1,}}(?:{_KIND}\s*[,ㆍ·]\s*|{_KIND}\s*(?:및|또는)\s*){_KIND}\s*(?:으로|로)\s*"
+    r"(?:한다|하되|하며|하고|구분|나눈|나누)"
+    r"|(?:으로|로)\s*(?:구분|분류)(?:한다|하며|하고|된다)|종류는\s*다음|다음\s*각\s*(?:호|목)(?:와|과)\s*같이\s*(?:구분|분류)"
+)
 # A provision that leaves the matter to another instrument: "대통령령으로 정한다", "고용노동부령으로 정하는 기준",
 # "법률로 정한다", "따로 정한다", "학칙으로 정하는".
 DELEGATION = re.compile(
