@@ -1248,6 +1248,21 @@ def test_an_amount_in_a_table_whose_header_names_its_unit_is_stated() -> None:
     assert states(days, "구분: 연수, 기간(일): 30")
 
 
+def test_a_figure_in_a_table_whose_header_counts_its_unit_is_stated() -> None:
+    """"경조사 휴가는 며칠이야?" was refused over 별표 1, whose rows give the days under "일 수" (a header written
+    letter-spaced, as 규정집 tables often are): "구 분: 결 혼, 대 상: 본인, 일 수: 5"."""
+    days = next(d for d in asked_details("경조사 휴가는 며칠이야?"))
+    assert states(days, "구 분: 결 혼, 대 상: 본인, 일 수: 5")
+    assert states(days, "구분: 결혼, 휴가일수: 5, 비고: 연속 사용")
+    assert not states(days, "수업일수: 3분의 1")  # a share of the days, not a number of them
+    times = next(d for d in asked_details("몇 번까지 신청할 수 있어?"))
+    assert states(times, "구분: 재수강, 횟수: 2")
+    table = "<별표 1> 경조사별 휴가일수표\n| 구 분 | 대 상 | 일 수 |\n|---|---|---|\n| 결 혼 | 본인 | 5 |\n| 사 망 | 부모 | 5 |"
+    leave = _item(1, "교직원복무규정 별표 1", table, "교직원복무규정")
+    answer = extract("경조사 휴가는 며칠이야?", [leave], None)
+    assert answer.missing == [] and any("일 수: 5" in s.text for s in answer.sentences)
+
+
 def test_a_figure_of_the_article_the_answering_document_names_answers() -> None:
     """The answering regulation leaves the amount to an article of another regulation it names ("지급 금액은 …
     교원및직원의수당규정 제29조 기준을 따른다"); that article's row states it, so the answer quotes it instead of

@@ -168,8 +168,18 @@ _NOT_A_FIGURE = re.compile(
 )
 
 
-# A table cell quoted under a header naming its unit ("금액(원): 50,000", "기간(일): 30"): the number in that unit.
+# A table cell quoted under a header naming its unit ("금액(원): 50,000", "기간(일): 30") or counting in it ("일수: 3",
+# "일 수: 3", "횟수: 2"): the number in that unit.
 _UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
+_COUNT_HEADER = re.compile(r"(일|개월|시간|학점|인원|권|횟)\s?수\s*:\s*(\d[\d,.]*)(?=\s*(?:$|,|\n|\())")
+_COUNTED_IN = {"횟": "회", "인원": "명"}
+
+
+def _in_units(text: str) -> str:
+    """``text`` with each table cell quoted under a header naming or counting its unit written as a figure in that
+    unit ("일수: 3" → ": 3일")."""
+    text = _UNIT_HEADER.sub(r": \2\1", text)
+    return _COUNT_HEADER.sub(lambda m: f": {m[2]}{_COUNTED_IN.get(m[1], m[1])}", text)
 
 
 # A figure asked for this year or this term ("올해 건강보험료율이 정확히 몇 %예요?", "이번 2학기 등록금 납부 마감일이 몇
@@ -191,11 +201,12 @@ def _for_this_year(detail: Detail, when: str) -> Detail:
 def states(detail: Detail, text: str, *, sanctions: bool = True, weakly: bool = True) -> bool:
     """Whether ``text`` states a figure of ``detail``'s kind (cross-references, dates and list marks do not count,
     nor, unless ``sanctions``, the figures of a penalty: "3천만원 이하의 벌금" does not answer what a meal may cost).
-    A table row quoted as ``header: cell`` states its cell in the unit its header names ("금액(원): 50,000").
+    A table row quoted as ``header: cell`` states its cell in the unit its header names or counts ("금액(원): 50,000",
+    "일수: 3").
     Unless ``weakly``, a statement naming an event in place of the figure ("…할 때까지") does not count."""
     if detail.dated and not _YEAR.search(AMENDMENT.sub(" ", text)):  # an amendment's date dates no figure
         return False
-    text = _UNIT_HEADER.sub(r": \2\1", _NOT_A_FIGURE.sub(" ", text))
+    text = _in_units(_NOT_A_FIGURE.sub(" ", text))
     if not sanctions:
         text = SANCTION.sub(" ", text)
     return bool(detail.states.search(text) or (weakly and detail.weakly is not None and detail.weakly.search(text)))
