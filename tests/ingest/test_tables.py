@@ -92,7 +92,22 @@ def test_a_one_cell_title_row_becomes_the_caption() -> None:
     assert built == Table(("직급", "금액"), (("교수", "100"),), "수당 기준표")
 
 
+def test_a_cell_holding_one_word_letter_spaced_is_that_word() -> None:
+    """규정집 tables space out short words to fill a cell ("구 분", "일 수"): read as written, a row said
+    "구 분: 결 혼, 일 수: 5" and the figure's header did not read as 일수."""
+    built = build_table([["구 분", "대 상", "일 수"], ["결 혼", "본인 및 자녀", "5"], ["그 외", "A B", "3 일"]])
+    assert built is not None
+    assert built.header == ("구분", "대상", "일수")
+    assert built.rows == (("결혼", "본인 및 자녀", "5"), ("그외", "A B", "3 일"))
+
+
 # --- HWPX: the regulation book ---------------------------------------------------------------------
+
+
+def test_a_letter_spaced_header_of_the_book_reads_as_its_word(book: dict[str, Document]) -> None:
+    """교직원복무규정 별표 1 (경조사별 휴가일수표) heads its columns "구 분 | 대 상 | 일 수"."""
+    (leave,) = [e for e in book["3-1-26"].elements if e.attachment == "별표 1" and e.table is not None]
+    assert leave.table is not None and leave.table.header == ("구분", "대상", "일수")
 
 
 def test_school_rule_degree_attachment_is_a_table_entity(book: dict[str, Document]) -> None:
@@ -136,8 +151,8 @@ def test_tables_in_an_addendum_stay_in_its_unit_with_their_captions(book: dict[s
     first = tables(delegation)[0]
     assert (first.path, entity(first).caption) == (("부칙",), "￭공통")
     # "전결권자" spans the three columns 부총장, 부서장 and 팀장 of the second header row
-    assert entity(first).header == ("단위업무", "세 부 업 무", "총장", "전결권자", "", "")
-    assert entity(first).rows[0] == ("단위업무", "세 부 업 무", "총장", "부총장", "부서장", "팀장")
+    assert entity(first).header == ("단위업무", "세부업무", "총장", "전결권자", "", "")
+    assert entity(first).rows[0] == ("단위업무", "세부업무", "총장", "부총장", "부서장", "팀장")
     chunks = [c for c in chunk_document(delegation) if "table" in c.meta]
     assert chunks and all(c.meta["addendum"] is True and c.header == "위임전결규정(3-1-3) 부칙" for c in chunks)
 

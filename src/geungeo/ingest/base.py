@@ -32,8 +32,9 @@ class Loader(Protocol):
 # is written in its first column and leaves the others empty, so every cell stays under its own column; 9: an
 # article title holding parentheses of its own, "제26조(입시 연장(야간, 주말) 근로 수당)", is read whole; 10: an HWP
 # plan's contents lines naming its headings are headings, as a PDF's are; 11: a line break inside an HWP or HWPX
-# paragraph is the space it wraps unless the next line opens with a mark of its own).
-FORMAT_VERSION = 11
+# paragraph is the space it wraps unless the next line opens with a mark of its own; 12: a table cell holding one word
+# written letter-spaced, "구 분", is that word).
+FORMAT_VERSION = 12
 
 LOADERS: dict[str, Callable[[], Loader]] = {}
 _BUILTIN_MODULES = ("text", "hwpx", "hwp", "pdf", "office", "html", "image")

@@ -23,6 +23,8 @@ MAX_COLUMNS = 256
 _SENTENCE_END = (".", "다", ":", "：", ",", "?", "!", "。")
 _TITLE_MAX_CHARS = 40
 _LABELLED_MAX_CHARS = 80
+# A cell written letter-spaced to fill its width, as 규정집 tables often are ("구 분", "일 수", "평 가 기 준"): one word.
+_LETTER_SPACED = re.compile(r"(?:[가-힣] ){1,9}[가-힣]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,17 +103,22 @@ def caption_text(text: str) -> str | None:
 
 
 def build_table(rows: Sequence[Sequence[str]], caption: str | None = None) -> Table | None:
-    """A :class:`Table` from rows of cell texts (cells cleaned, empty rows dropped).
+    """A :class:`Table` from rows of cell texts (cells cleaned, a letter-spaced word joined, empty rows dropped).
 
     A first row that is one cell over a wider table is the table's title: it joins the caption.
     """
-    cleaned = [[clean_text(c) for c in row] for row in rows]
+    cleaned = [[_unspaced(clean_text(c)) for c in row] for row in rows]
     cleaned = [row for row in cleaned if any(row)]
     if len(cleaned) > 2 and len(cleaned[0]) == 1 and max(len(r) for r in cleaned[1:]) > 1:
         caption = f"{caption} {cleaned[0][0]}" if caption else cleaned[0][0]
         cleaned = cleaned[1:]
     caption = " ".join(caption.split()) if caption else None
     return Table.from_rows(cleaned, caption=caption)
+
+
+def _unspaced(cell: str) -> str:
+    """A cell holding one word written letter-spaced ("일 수") as that word ("일수"); any other cell as it is."""
+    return cell.replace(" ", "") if _LETTER_SPACED.fullmatch(cell) else cell
 
 
 def table_element(
