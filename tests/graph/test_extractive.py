@@ -1534,3 +1534,15 @@ def test_kinds_questions_and_clauses_are_told_apart() -> None:
     assert all(KINDS_LIST.search(t) for t in naming)
     other = ("위원은 교수, 부교수, 조교수 중에서 임명한다.", "휴직 기간은 1년으로 한다.", "위원회는 위원장과 위원으로 한다.")
     assert not any(KINDS_LIST.search(t) for t in other)
+
+
+def test_a_table_quoted_whole_under_its_caption_is_read_by_the_row_the_question_names() -> None:
+    """"조부모가 돌아가시면 경조사 휴가 며칠?" quoted the whole 휴가일수표 under its caption, every row of it, when one
+    row alone names 조부모."""
+    table = (
+        "<별표 1> 경조사별 휴가일수표\n| 구분 | 대상 | 일수 |\n|---|---|---|\n| 결혼 | 본인 | 5 |\n"
+        "| 사망 | 배우자, 본인 및 배우자의 부모 | 5 |\n| 사망 | 본인 및 배우자의 조부모ㆍ외조부모 | 3 |\n| 출산 | 배우자 | 20 |"
+    )
+    leave = _item(1, "교직원복무규정 별표 1", table, "교직원복무규정")
+    (quoted,) = extract("조부모가 돌아가시면 경조사 휴가 며칠?", [leave], None).sentences
+    assert "조부모ㆍ외조부모, 일수: 3" in quoted.text and "결혼" not in quoted.text and "출산" not in quoted.text

@@ -54,10 +54,12 @@ def by_key(chosen: list[Sentence], cases: Cases, headers: dict[int, set[str]]) -
     """``chosen`` with each table it quotes by rows read by the row the question names: the one row stating a word of
     the question that no other row of its table states, nor its passage's title (its key, as :func:`looked_up` reads
     it), in place of the quoted rows that do not state it ("알파고는 몇 단계야?": the row "4단계: 거장 … 딥블루,
-    알파고", not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states)."""
+    알파고", not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states). A table quoted
+    whole under its caption is read by that row under the caption ("조부모가 돌아가시면 경조사 휴가 며칠?": the row
+    "사망, 대상: 본인 및 배우자의 조부모ㆍ외조부모, 일수: 3" of the 휴가일수표)."""
     out = list(chosen)
     for (n, _), rows in cases.items():
-        quoted = [row for row in rows if any(s.item is row.item and s.text == row.text for s in out)]
+        quoted = [row for row in rows if any(s.item is row.item and row.words in s.text for s in out)]
         if rows[0].table is None or not quoted:  # a list, or a table the answer does not quote
             continue
         named = [row for row, key in zip(rows, _keys(rows, headers.get(n, set())), strict=True) if key]
