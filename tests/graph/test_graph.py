@@ -208,6 +208,8 @@ def test_follow_ups_are_told_from_complete_questions_without_an_llm(question: st
         ("상가는요?", "상가"),
         ("무면허 운전도요?", "무면허 운전"),
         ("3년 근무하면요?", ""),  # a changed circumstance
+        ("군대 가는 경우는?", ""),  # a circumstance said by a verb: before, "군대 가는 경우" was the new subject
+        ("아픈 경우는요?", ""),
         ("위반하면 처벌은?", ""),  # what breaking it costs
         ("그 조문 원문은요?", ""),  # pointing back
         ("출산전후휴가는 며칠 주어야 하나요?", ""),
@@ -254,6 +256,13 @@ def test_a_follow_up_naming_a_new_subject_is_answered_about_it_not_the_old_one(r
     swapped = runner.run("그럼 출산휴가는요?", conversation_id="c-subject")
     # before: 제2조 (연차) quoted first, its words carried from the first turn outranking the new subject's article
     assert [c.label for c in swapped.citations] == ["휴가보장법 제3조"] and "90일의 출산전후휴가" in swapped.answer
+
+
+def test_a_follow_up_telling_a_circumstance_by_a_verb_is_answered_about_the_earlier_subject(runner: QueryRunner) -> None:
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-circumstance")
+    # before: "1년 안 된 경우" was read as a new subject that no clause states: "nothing found"
+    answer = runner.run("1년 안 된 경우는?", conversation_id="c-circumstance")
+    assert not answer.refused and [c.label for c in answer.citations] == ["휴가보장법 제2조"]
 
 
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:

@@ -15,7 +15,7 @@ from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
 from geungeo.graph.state import GraphState, StructuralHit, earlier_questions, last_citations
 from geungeo.retrieval.expansion import query_terms
 from geungeo.retrieval.structural import StructuralAnswer, document_of, parse_structural
-from geungeo.text.kiwi import is_predicate
+from geungeo.text.kiwi import bm25_terms, is_predicate
 from geungeo.text.structure import ASKS_SANCTION
 
 _GREETING = re.compile(
@@ -76,8 +76,10 @@ def new_subject(question: str) -> str:
     if m is None or ASKS_SANCTION.search(question) or _SHOW.search(question):
         return ""
     subject = m["subject"]
-    # a changed circumstance ("3년 근무하면요?"), or what points back ("그 조문 원문은요?", "이 경우는요?")
-    return "" if _CONDITION.search(f"{subject} ") or re.match(_POINTING_BACK, subject) else subject
+    # a changed circumstance ("3년 근무하면요?", "군대 가는 경우는?": a verb says what happens), or what points back
+    # ("그 조문 원문은요?", "이 경우는요?")
+    circumstance = _CONDITION.search(f"{subject} ") or any(is_predicate(t) for t in bm25_terms(subject, compounds=False))
+    return "" if circumstance or re.match(_POINTING_BACK, subject) else subject
 
 
 class RouteDecision(BaseModel):
