@@ -265,6 +265,36 @@ def test_a_follow_up_telling_a_circumstance_by_a_verb_is_answered_about_the_earl
     assert not answer.refused and [c.label for c in answer.citations] == ["휴가보장법 제2조"]
 
 
+_RULES = {
+    "교원인사규정": "##### 제35조 (정년)\n\n교원의 정년은 65세로 하며, 정년 전에 명예퇴직할 수 있다.\n\n"
+    "##### 제36조 (명예퇴직)\n\n교원의 명예퇴직은 따로 정한다.",
+    "직원인사규정": "##### 제36조 (정년)\n\n일반직 직원의 정년은 60세로 한다.",
+    "교원및직원의보수규정": "##### 제2조 (적용)\n\n정년제 교원은 연봉제를 적용한다.",
+}
+
+
+def test_a_follow_up_naming_a_new_subject_searches_it_in_place_of_the_old_one(tmp_path: Path) -> None:
+    """"교원 정년은 몇 살이야?" then "직원은?": searched with "교원" beside "직원", the answer quoted the 보수규정, whose
+    title names 직원 and whose clause speaks of 교원 and 정년; the 직원인사규정 says what was asked."""
+    (tmp_path / "docs").mkdir()
+    for title, text in _RULES.items():
+        (tmp_path / "docs" / f"{title}.md").write_text(f"---\n제목: {title}\n---\n\n# {title}\n\n{text}\n", "utf-8")
+    engine = build_engine(Settings(data_dir=tmp_path / "data", embed_provider="fake"))
+    engine.ingest([tmp_path / "docs"])
+    engine.close()
+    runner = _runner(tmp_path / "data")
+    try:
+        runner.run("교원 정년은 몇 살이야?", conversation_id="c-replace")
+        swapped = runner.run("직원은?", conversation_id="c-replace")
+        assert [c.label for c in swapped.citations][:1] == ["직원인사규정 제36조"] and "60세" in swapped.answer
+        # a follow-up naming what the last answer's provisions speak of asks about them, the subject kept
+        runner.run("교원 정년은 몇 살이야?", conversation_id="c-keep")
+        kept = runner.run("명예퇴직은요?", conversation_id="c-keep")
+        assert "교원" in kept.plan.normalized_query  # type: ignore[union-attr]
+    finally:
+        runner.close()
+
+
 def test_each_asked_question_is_a_sub_query_unless_it_has_no_search_term(runner: QueryRunner) -> None:
     two = runner.run("연차 유급휴가는 며칠인가요? 출산휴가는 며칠인가요?").plan
     assert two and [sq.text for sq in two.sub_queries][1:] == ["연차 유급휴가는 며칠인가요?", "출산휴가는 며칠인가요?"]

@@ -186,11 +186,13 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
             carried = context_topic(previous)
+            subject = new_subject(question)
+            searched = _in_place_of(subject, carried, state, ctx) if subject else carried
             return {
                 "route": "history_required",
-                "standalone": f"{question} {carried}".strip(),
+                "standalone": f"{question} {searched}".strip(),
                 "topic": carried,
-                "subject": new_subject(question),
+                "subject": subject,
             }
         return {"route": "rag_required", "standalone": question}
     convo = "\n".join(f"- {q}" for q in previous[-3:])
@@ -204,6 +206,20 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
     standalone = decision.standalone_question.strip() or f"{question} {context_topic(previous)}"
     route = decision.route if decision.needs_retrieval or decision.route == "simple" else "simple"
     return {"route": route, "standalone": standalone if route == "history_required" else question}
+
+
+def _in_place_of(subject: str, carried: str, state: GraphState, ctx: GraphContext) -> str:
+    """What a follow-up naming a new ``subject`` searches for of the ``carried`` topic: all of it when the provisions
+    the last answer cited speak of the subject too (it asks about them: "육아휴직은 몇 살까지?" then "기간은요?"), else
+    the topic without its first word, which named the subject now replaced ("교원 정년은 몇 살?" then "직원은?":
+    "직원 정년 몇 살", not "교원" beside it)."""
+    words = carried.split()
+    if len(words) < 2 or words[0] in subject:
+        return carried
+    cited = [ctx.structural.answer(label) for label in last_citations(state)[:3]]
+    said = {t for found in cited if found is not None and found.found for t in bm25_terms(found.text, compounds=False)}
+    wanted = [t for t in query_terms(subject, compounds=False) if not is_predicate(t)]
+    return carried if said and all(t in said for t in wanted) else " ".join(words[1:])
 
 
 def _hit(found: StructuralAnswer) -> StructuralHit:
