@@ -10,9 +10,9 @@ import pytest
 
 from geungeo.answering.clauses import clauses, split_sentences, table_row_sentences
 from geungeo.answering.details import asked_details, asks_kinds, states
-from geungeo.answering.extractive import Similarity, extract
+from geungeo.answering.extractive import extract
 from geungeo.answering.models import EvidenceItem
-from geungeo.answering.sentences import Extract, Sentence
+from geungeo.answering.sentences import Extract, Sentence, Similarity
 from geungeo.engine import build_engine
 from geungeo.graph.nodes.judging import agreement
 from geungeo.retrieval.expansion import load_lexicon

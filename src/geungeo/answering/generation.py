@@ -20,9 +20,9 @@ from typing import Any, Literal, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from geungeo.answering.extractive import Similarity, extract
+from geungeo.answering.extractive import extract
 from geungeo.answering.models import CITATION_MARK, REFUSAL, Answer, Citation, EvidenceItem
-from geungeo.answering.sentences import Extract
+from geungeo.answering.sentences import Extract, Similarity
 from geungeo.llm.base import stream_text
 from geungeo.prompts import load, render, system_message
 from geungeo.retrieval.expansion import Lexicon

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from geungeo.answering.models import EvidenceItem
 from geungeo.text.structure import BULLET, CIRCLED, LIST_ITEM
+
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""How close in meaning each text is to the question (the embedder's cosine): ``similarity(question, texts)``."""
 
 
 @dataclass(frozen=True)
