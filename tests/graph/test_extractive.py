@@ -1546,3 +1546,6 @@ def test_a_table_quoted_whole_under_its_caption_is_read_by_the_row_the_question_
     leave = _item(1, "교직원복무규정 별표 1", table, "교직원복무규정")
     (quoted,) = extract("조부모가 돌아가시면 경조사 휴가 며칠?", [leave], None).sentences
     assert "조부모ㆍ외조부모, 일수: 3" in quoted.text and "결혼" not in quoted.text and "출산" not in quoted.text
+    # the rows a word of the question names when it names several ("사망"), not the others
+    (quoted,) = extract("사망하면 경조사 휴가 며칠?", [leave], None).sentences
+    assert quoted.text.count("사망") == 2 and "결혼" not in quoted.text and "출산" not in quoted.text

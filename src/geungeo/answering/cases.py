@@ -51,21 +51,31 @@ def looked_up(
 
 
 def by_key(chosen: list[Sentence], cases: Cases, headers: dict[int, set[str]]) -> list[Sentence]:
-    """``chosen`` with each table it quotes by rows read by the row the question names: the one row stating a word of
-    the question that no other row of its table states, nor its passage's title (its key, as :func:`looked_up` reads
-    it), in place of the quoted rows that do not state it ("알파고는 몇 단계야?": the row "4단계: 거장 … 딥블루,
-    알파고", not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states). A table quoted
-    whole under its caption is read by that row under the caption ("조부모가 돌아가시면 경조사 휴가 며칠?": the row
+    """``chosen`` with each table it quotes by rows read by the rows the question names (:func:`_named_rows`), in
+    place of the quoted rows that are not among them ("알파고는 몇 단계야?": the row "4단계: 거장 … 딥블루, 알파고",
+    not "5단계: 초인간 … 알파폴드, 알파제로" quoted before it for the "단계" every row states). A table quoted whole
+    under its caption is read by those rows under the caption ("조부모가 돌아가시면 경조사 휴가 며칠?": the row
     "사망, 대상: 본인 및 배우자의 조부모ㆍ외조부모, 일수: 3" of the 휴가일수표)."""
     out = list(chosen)
     for (n, _), rows in cases.items():
         quoted = [row for row in rows if any(s.item is row.item and row.words in s.text for s in out)]
         if rows[0].table is None or not quoted:  # a list, or a table the answer does not quote
             continue
-        named = [row for row, key in zip(rows, _keys(rows, headers.get(n, set())), strict=True) if key]
-        if len(named) == 1 and any(row is not named[0] for row in quoted):
-            out = _read_by(out, named[0], [row for row in quoted if row is not named[0]])
+        named = _named_rows(rows, headers.get(n, set()))
+        others = [row for row in quoted if all(row is not m for m in named)]
+        if named and others:
+            out = _read_by(out, named, others)
     return out
+
+
+def _named_rows(rows: list[Sentence], title: set[str]) -> list[Sentence]:
+    """The rows of a table the question names: those stating most of its words that not every row states, nor the
+    ``title`` of the passage ("결혼하면 휴가 며칠?": the two 결혼 rows of the 휴가일수표; "본인 결혼": the one stating
+    both); none when no such word is stated."""
+    stating = Counter(word for row in rows for word in row.covers)
+    keys = [len({word for word in row.covers if stating[word] < len(rows)} - title) for row in rows]
+    most = max(keys, default=0)
+    return [row for row, key in zip(rows, keys, strict=True) if key == most] if most else []
 
 
 def _keys(rows: list[Sentence], title: set[str]) -> list[set[str]]:
@@ -87,23 +97,23 @@ def by_figure(chosen: list[Sentence], cases: Cases, figures: Sequence[Quantity])
             bounded = [case for case, bound in bounds if figure.measure in bound]
             holding = [case for case, bound in bounds if figure.measure in bound and bound[figure.measure].holds(figure)]
             if len(bounded) > 1 and len(holding) == 1:
-                out = _read_by(out, holding[0], [case for case in bounded if case is not holding[0]])
+                out = _read_by(out, holding, [case for case in bounded if case is not holding[0]])
     return out
 
 
-def _read_by(chosen: list[Sentence], case: Sentence, others: list[Sentence]) -> list[Sentence]:
-    """``chosen`` with ``case`` in place of each of ``others`` and of a clause quoting several of them (a list's or a
-    table's lead with every case: its lead is kept above ``case``)."""
+def _read_by(chosen: list[Sentence], cases: list[Sentence], others: list[Sentence]) -> list[Sentence]:
+    """``chosen`` with ``cases`` in place of each of ``others`` and of a clause quoting several of them (a list's or a
+    table's lead with every case: its lead is kept above ``cases``)."""
     out: list[Sentence] = []
     for s in chosen:
         other = any(s.item is o.item and s.text == o.text for o in others)
-        whole = not other and sum(o.words in s.text for o in [case, *others] if o.text != s.text) > 1
-        if whole and case.table is not None:  # a row under the sentence pointing to its table
-            s = Sentence(s.item, f"{s.lead}\n{case.text}", s.coverage, s.covers, s.words)
-        elif other or whole:
-            s = case
-        if not overlaps(s, out):
-            out.append(s)
+        whole = not other and sum(o.words in s.text for o in [*cases, *others] if o.text != s.text) > 1
+        if whole and cases[0].table is not None:  # the rows under the sentence pointing to their table
+            rows = "\n".join(case.text for case in cases)
+            read = [Sentence(s.item, f"{s.lead}\n{rows}", s.coverage, s.covers, s.words)]
+        else:
+            read = cases if other or whole else [s]
+        out += [r for r in read if not overlaps(r, out)]
     return out
 
 
