@@ -1243,7 +1243,10 @@ def test_an_amount_in_a_table_whose_header_names_its_unit_is_stated() -> None:
     """A cell under "금액(원)" states an amount though the cell holds only the number ("50,000")."""
     amount = next(d for d in asked_details("수당은 얼마야?"))
     assert states(amount, "구분: 감사수당, 금액(원): 50,000, 지급기준: 1일")
-    assert not states(amount, "구분: 감사수당, 금액: 50,000")  # no unit anywhere: a number, not an amount
+    assert states(amount, "구분: 감사수당, 금액: 50,000")  # a header naming money: a sum in thousands is in 원
+    assert states(amount, "구분: 연구보조비 Ⅰ, 지급대상: 교수, 지급액: 904,000")
+    assert not states(amount, "구분: 감사수당, 인원: 50,000")  # a number under another header is no amount
+    assert not states(amount, "구분: 감사수당, 금액: 5")
     days = next(d for d in asked_details("며칠이야?"))
     assert states(days, "구분: 연수, 기간(일): 30")
 
@@ -1549,3 +1552,16 @@ def test_a_table_quoted_whole_under_its_caption_is_read_by_the_row_the_question_
     # the rows a word of the question names when it names several ("사망"), not the others
     (quoted,) = extract("사망하면 경조사 휴가 며칠?", [leave], None).sentences
     assert quoted.text.count("사망") == 2 and "결혼" not in quoted.text and "출산" not in quoted.text
+
+
+def test_a_word_the_question_splits_and_a_table_cell_writes_whole_is_stated_by_the_cell() -> None:
+    """Kiwi reads "조교수" as 조 + 교수 in "조교수 연구보조비 얼마 받아?" and as one word in a table cell: the 교수 rows
+    stated more of the question's words than the 조교수 ones, and "지급액: 816,000" no amount (no 원)."""
+    table = (
+        "<별표 1> 교원연구보조비\n| 구분 | 지급대상 | 지급액 |\n|---|---|---|\n| 연구보조비 Ⅰ | 교수 | 904,000 |\n"
+        "| 연구보조비 Ⅰ | 부교수 | 858,000 |\n| 연구보조비 Ⅰ | 조교수 | 816,000 |"
+    )
+    pay = _item(1, "교원연구보조비지급규정 별표 1", table, "교원연구보조비지급규정")
+    answer = extract("조교수 연구보조비 얼마 받아?", [pay], None)
+    assert answer.missing == [] and "816,000" in answer.sentences[0].text
+    assert all("904,000" not in s.text for s in answer.sentences)

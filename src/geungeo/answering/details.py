@@ -173,12 +173,15 @@ _NOT_A_FIGURE = re.compile(
 _UNIT_HEADER = re.compile(r"\(\s*([^\d\s():,]{1,3})\s*\)\s*:\s*(\d[\d,.]*)")
 _COUNT_HEADER = re.compile(r"(일|개월|시간|학점|인원|권|횟)\s?수\s*:\s*(\d[\d,.]*)(?=\s*(?:$|,|\n|\())")
 _COUNTED_IN = {"횟": "회", "인원": "명"}
+# A sum under a header naming money ("지급액: 904,000", "강사료: 15,000"): written in thousands, it is in 원.
+_MONEY_HEADER = re.compile(rf"((?:{_MONEY})|[가-힣]+액)\s*:\s*(\d{{1,3}}(?:,\d{{3}})+)(?![\d,]|\s*[%만천억원])")
 
 
 def _in_units(text: str) -> str:
     """``text`` with each table cell quoted under a header naming or counting its unit written as a figure in that
-    unit ("일수: 3" → ": 3일")."""
+    unit ("일수: 3" → ": 3일", "지급액: 904,000" → ": 904,000원")."""
     text = _UNIT_HEADER.sub(r": \2\1", text)
+    text = _MONEY_HEADER.sub(r"\1: \2원", text)
     return _COUNT_HEADER.sub(lambda m: f": {m[2]}{_COUNTED_IN.get(m[1], m[1])}", text)
 
 

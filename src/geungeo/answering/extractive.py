@@ -140,7 +140,10 @@ def extract(
         item.n: set(terms)
         for item, terms in zip(evidence, words_of(i.header for i in evidence), strict=True)
     }
-    clause_terms = [set(terms) for terms in words_of(c.words for _, c in candidates)]
+    # Kiwi may split a word in the question and keep it whole in a passage ("조교수" → 조 + 교수 in a question, one word
+    # in a table cell): a passage stating the whole word states its parts.
+    parts = {c: {w for w in own if w in c} for c in set(query_terms(question)) - set(query_terms(question, compounds=False))}
+    clause_terms = [_with_parts(set(terms), parts) for terms in words_of(c.words for _, c in candidates)]
     # a clause's context is the heading above it and, for a list item, its lead sentence; the heading alone counts too
     contexts = {x for _, c in candidates for x in (c.context, c.heading) if x}
     context_terms = dict(zip(contexts, (set(t) for t in words_of(contexts)), strict=True))
@@ -274,6 +277,11 @@ def extract(
     chosen = [replace(s, text=f"{under_heading[id(s)]}\n{s.text}") if id(s) in under_heading else s for s in chosen]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
     return Extract(chosen, round(score, 4), missing, left)
+
+
+def _with_parts(terms: set[str], parts: dict[str, set[str]]) -> set[str]:
+    """``terms`` with the parts of each compound of ``parts`` they hold whole."""
+    return terms.union(*(words for compound, words in parts.items() if compound in terms))
 
 
 def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence | None]) -> list[Sentence]:
