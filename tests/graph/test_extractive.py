@@ -1565,3 +1565,14 @@ def test_a_word_the_question_splits_and_a_table_cell_writes_whole_is_stated_by_t
     answer = extract("조교수 연구보조비 얼마 받아?", [pay], None)
     assert answer.missing == [] and "816,000" in answer.sentences[0].text
     assert all("904,000" not in s.text for s in answer.sentences)
+
+
+def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> None:
+    """"지금 소장님이 누구세요? 연락드리고 싶어서요." was answered by "소장은 … 교원 중에서 총장이 임명한다": who may hold
+    the office, not who does; a telephone number states a contact."""
+    rule = _item(1, "연구소규정 제7조", "제7조(소장) 소장은 이 대학교 조교수 이상의 교원 중에서 총장이 임명한다.", "연구소규정")
+    answer = extract("연구소 지금 소장님이 누구세요? 연락드리고 싶어서요.", [rule], None)
+    assert answer.missing == ["현직자·연락처 / current holder or contact"]
+    contact = next(d for d in asked_details("학생상담센터 연락처 알려줘"))
+    assert states(contact, "구분: 학생상담센터, 전화번호: 051-890-1234")
+    assert not asked_details("위원장은 누가 맡아?")  # who holds it by the rule: the rule answers

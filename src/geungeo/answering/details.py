@@ -129,6 +129,13 @@ DETAILS: tuple[Detail, ...] = (
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
     COUNT,
     _detail("거리 / distance", rf"{_SOME}(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
+    # who holds an office now, or how to reach them ("지금 소장님이 누구세요? 연락드리고 싶어서요"): a rule says who may
+    # hold it ("소장은 … 교원 중에서 총장이 임명한다"), not who does; a name, a telephone number or an address does
+    _detail(
+        "현직자·연락처 / current holder or contact",
+        r"(지금|현재|요즘|올해)\s*\S{0,15}?\s*(누구|누가)|연락처|전화\s*번호|이메일|e-?mail|who is the current",
+        r"\d{2,4}[-)]\s*\d{3,4}-\d{4}|[\w.+-]+@[\w-]+\.[\w.]+|성\s*명\s*:\s*[가-힣]{2,4}",
+    ),
     _detail("인원 / headcount", rf"{_SOME}명", r"\d+\s*(명|인)"),
     _detail("학점 / credits", r"몇\s*학점", r"\d+\s*학점"),
     _detail("횟수 / times", rf"{_SOME}(번|회)(?!\s*이나)|how many times", r"\d+\s*(회|번|차|기)"),
