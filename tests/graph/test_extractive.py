@@ -1576,3 +1576,4 @@ def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> N
     contact = next(d for d in asked_details("학생상담센터 연락처 알려줘"))
     assert states(contact, "구분: 학생상담센터, 전화번호: 051-890-1234")
     assert not asked_details("위원장은 누가 맡아?")  # who holds it by the rule: the rule answers
+    assert not asked_details("지금 누가 신청할 수 있어?")  # who may, now: the rule answers

@@ -133,7 +133,8 @@ DETAILS: tuple[Detail, ...] = (
     # hold it ("소장은 … 교원 중에서 총장이 임명한다"), not who does; a name, a telephone number or an address does
     _detail(
         "현직자·연락처 / current holder or contact",
-        r"(지금|현재|요즘|올해)\s*\S{0,15}?\s*(누구|누가)|연락처|전화\s*번호|이메일|e-?mail|who is the current",
+        r"(지금|현재|요즘|올해)\s*\S{0,15}?\s*누구(세요|예요|에요|야|인가요|인지|지|입니까|이에요)|연락처|전화\s*번호|이메일"
+        r"|e-?mail|who is the current",
         r"\d{2,4}[-)]\s*\d{3,4}-\d{4}|[\w.+-]+@[\w-]+\.[\w.]+|성\s*명\s*:\s*[가-힣]{2,4}",
     ),
     _detail("인원 / headcount", rf"{_SOME}명", r"\d+\s*(명|인)"),
