@@ -117,7 +117,8 @@ def extract(
     stating it: the earlier subject's clauses state the carried words too, and answer the question before."""
     evidence = of_named(question, evidence)
     # Coverage counts the question's words; BM25's joined compounds would count a compound word twice.
-    own = {t for t in query_terms(question, compounds=False) if not (t.isdigit() and len(t) == 1)}
+    question_words = query_terms(question, compounds=False)
+    own = {t for t in question_words if not (t.isdigit() and len(t) == 1)}
     # The question's generic nouns ("경우는?", "몇 가지", "정도") do not find passages but say what kind of clause
     # answers: they count a tenth of a word.
     generic = {t for t in bm25_terms(question, compounds=False) if t in QUERY_STOP_TERMS and not is_predicate(t)}
@@ -142,7 +143,7 @@ def extract(
     }
     # Kiwi may split a word in the question and keep it whole in a passage ("조교수" → 조 + 교수 in a question, one word
     # in a table cell): a passage stating the whole word states its parts.
-    parts = {c: {w for w in own if w in c} for c in set(query_terms(question)) - set(query_terms(question, compounds=False))}
+    parts = {c: {w for w in own if w in c} for c in set(query_terms(question)) - set(question_words)}
     clause_terms = [_with_parts(set(terms), parts) for terms in words_of(c.words for _, c in candidates)]
     # a clause's context is the heading above it and, for a list item, its lead sentence; the heading alone counts too
     contexts = {x for _, c in candidates for x in (c.context, c.heading) if x}
