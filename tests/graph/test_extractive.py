@@ -341,6 +341,24 @@ def test_a_list_item_giving_the_asked_figure_is_read_with_the_first_item_giving_
     assert "1. 18세" not in extract("대형면허 운전경험 기준", [_item(1, "도로교통법 제82조", LICENCE)], None).render()
 
 
+LEAVE_OF_ABSENCE = (
+    "제5조(휴학기간) ① 일반 휴학자의 휴학기간은 1년을 원칙으로 한다.\n"
+    "④ 창업휴학자의 휴학은 1년 단위로 실시하며, 최대 2년까지 허가한다.\n"
+    "⑤ 학기포기휴학자의 휴학기간은 6개월로 한다.\n"
+    "⑥ 육아휴학자의 휴학은 1년 단위로 실시하며, 최대 3년까지 허가한다."
+)
+
+
+def test_a_later_paragraph_giving_the_asked_figure_is_read_with_the_first_paragraph_giving_it() -> None:
+    # ④ and ⑥ state the question's words ("휴학", "최대"), each of a special case: ①, the general case, comes first
+    quoted = extract("휴학은 최대 몇 년까지 할 수 있어?", [_item(1, "휴학규정 제5조", LEAVE_OF_ABSENCE)], None).render()
+    assert "① 일반 휴학자의 휴학기간은 1년을 원칙으로 한다." in quoted
+    assert quoted.index("① 일반") < quoted.index("④ 창업휴학자")
+    # a question naming the special case ("창업휴학") is answered by it alone
+    named = extract("창업휴학은 최대 몇 년까지 할 수 있어?", [_item(1, "휴학규정 제5조", LEAVE_OF_ABSENCE)], None).render()
+    assert "④ 창업휴학자" in named and "① 일반" not in named
+
+
 def test_a_special_case_is_quoted_with_the_rule_it_departs_from() -> None:
     # ④ (the minor's special case) shares most words with the question; ①, the rule it departs from, answers it
     question = "상속채무가 상속재산을 초과하면 상속 포기는 언제까지 해야 하나요?"

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from geungeo.answering.details import Detail, states
 from geungeo.answering.quantities import Quantity, ranges
 from geungeo.answering.sentences import Sentence, found_at, overlaps
+from geungeo.text.structure import CIRCLED
 
 Cases = dict[tuple[int, int | str], list[Sentence]]
 """The parallel cases of each table (its rows) and each list (its items under one lead), by passage and table number
@@ -130,16 +131,30 @@ def whole_list(first: Sentence, scored: list[Sentence]) -> Sentence:
 
 
 def general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Detail], sanctions: bool) -> Sentence | None:
-    """When a quoted clause is a later item of a list and states a figure ``asked`` for, the list's first item if it
-    states such a figure too: a list states the general case first and the special ones after it ("1. 18세
-    미만(원동기장치자전거의 경우에는 16세 미만)인 사람" before "6. 제1종 대형면허 … 19세 미만")."""
+    """When a quoted clause is a later item of a list, or a later 항 of an article, and states a figure ``asked`` for,
+    the list's first item or the article's first 항 if it states such a figure too: a list or an article states the
+    general case first and the special ones after it ("1. 18세 미만(원동기장치자전거의 경우에는 16세 미만)인 사람"
+    before "6. 제1종 대형면허 … 19세 미만"; "① 일반 휴학자의 휴학기간은 1년을 원칙으로 한다." before "④ 창업휴학자의
+    휴학은 … 최대 2년까지")."""
     kinds = [d for d in asked if states(d, quoted.words, sanctions=sanctions, weakly=False)]
-    if not quoted.is_item or not kinds:
+    if not kinds:
         return None
+    if quoted.is_item:
 
-    def place(s: Sentence) -> int:
-        return found_at(s.item.text, s.words.split("\n", 1)[0][:40])
+        def place(s: Sentence) -> int:
+            return found_at(s.item.text, s.words.split("\n", 1)[0][:40])
 
-    first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
-    stated = any(states(d, first.words, sanctions=sanctions, weakly=False) for d in kinds)
-    return first if stated and place(first) < place(quoted) else None
+        first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
+        later = place(first) < place(quoted)
+    elif quoted.text[:1] in CIRCLED[1:]:
+        paragraphs = [s for s in scored if s.item.label == quoted.item.label and s.text[:1] in CIRCLED and not s.is_item]
+        first = next((s for s in paragraphs if s.text.startswith(CIRCLED[0])), None)
+        stating = [s for s in paragraphs if s.text != quoted.text and any(states(d, s.text, sanctions=sanctions) for d in kinds)]
+        # a 항 stating a word of the question that no other 항 stating such a figure states is the case asked about
+        later = first is not None and quoted.covers <= set().union(*(s.covers for s in stating))
+    else:
+        return None
+    if first is None:
+        return None
+    stated = any(states(d, first.words or first.text, sanctions=sanctions, weakly=False) for d in kinds)
+    return first if stated and later else None
