@@ -49,6 +49,17 @@ def test_english_words_survive_punctuation_and_lose_stopwords() -> None:
     assert not {"a", "the", "who", "i'm"} & set(terms)
 
 
+def test_a_letter_grade_is_a_term_with_its_mark_and_its_letter() -> None:
+    # "A+" was the English article "a" (a stopword, dropped) and "B+는" read as 늘다: the grade table's rows and a
+    # question about them shared no term
+    assert {"a+", "a", "학점"} <= set(bm25_terms("A+ 학점은 몇 퍼센트까지 줄 수 있어?"))
+    assert {"a0", "a", "b+", "b"} <= set(bm25_terms("| A0 | 4.0 | B+ | 3.5 |"))
+    assert bm25_terms("B+는 평점이") == ["b+", "b", "평점"]
+    assert "a" in bm25_terms("A학점 받으려면")  # finds the rows "A+" and "A0"
+    # the English article and a Latin word holding the letter stay as they were
+    assert bm25_terms("A new law and B2B") == ["new", "law", "b2b"]
+
+
 def test_chunk_terms_weight_the_header() -> None:
     from geungeo.text.kiwi import chunk_terms
     from geungeo.types import Chunk

@@ -31,6 +31,9 @@ KEEP_ADVERBS = frozenset({"안", "못", "미리", "즉시", "다시"})
 _REF_PLACEHOLDER = "Zref"
 # Latin-script words are taken out before Kiwi (which splits some, e.g. "agency." → "age", "ncy.").
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?")
+# A letter grade ("A+", "B0", "A학점", "F는"), which the Latin-word rule reads as the article "a" or a bare "b": the
+# letter with its mark ("a+"), and the letter alone, so that "A학점" finds the rows "A+" and "A0".
+_GRADE = re.compile(r"(?<![A-Za-z0-9])([A-DF])(?:([+＋0])(?![A-Za-z0-9])|(?=[가-힣]))")
 ENGLISH_STOPWORDS = frozenset(
     "a an the i me my we our you your he she it its they them their is am are was were be been being do "
     "does did have has had of to for in on at by with from as into about and or but if so not no this "
@@ -54,11 +57,11 @@ def tokenizer_id() -> str:
     """Name and version of the tokenizer, recorded with every sparse index."""
     import kiwipiepy
 
-    return f"kiwipiepy-{kiwipiepy.__version__}/geungeo-3"
+    return f"kiwipiepy-{kiwipiepy.__version__}/geungeo-4"
 
 
 def _split_refs(text: str) -> tuple[str, list[str]]:
-    """Text for Kiwi, and the terms taken out of it first: article references and Latin words."""
+    """Text for Kiwi, and the terms taken out of it first: article references, letter grades and Latin words."""
     refs: list[str] = []
 
     def ref(m: re.Match[str]) -> str:
@@ -66,13 +69,20 @@ def _split_refs(text: str) -> tuple[str, list[str]]:
         refs.append(article_label(g[0] or g[2], g[1] or g[3]))
         return f" {_REF_PLACEHOLDER}"
 
+    def grade(m: re.Match[str]) -> str:
+        letter = m[1].lower()
+        refs.extend([f"{letter}{m[2].replace('＋', '+')}", letter] if m[2] else [letter])
+        return f" {_REF_PLACEHOLDER}"  # a noun before its particle: "B+는" is not read as 늘다
+
     def latin(m: re.Match[str]) -> str:
+        if m.group(0) == _REF_PLACEHOLDER:  # a grade taken out before
+            return m.group(0)
         word = re.split(r"['’]", m.group(0).lower())[0]  # i'm → i, korea's → korea
         if word not in ENGLISH_STOPWORDS:
             refs.append(word)
         return " "
 
-    return ARTICLE_REF.sub(ref, _LATIN.sub(latin, text)), refs
+    return ARTICLE_REF.sub(ref, _LATIN.sub(latin, _GRADE.sub(grade, text))), refs
 
 
 # Morphemes that compound with a noun written against them: 재+수강, 연구+년, 학사+경고.
