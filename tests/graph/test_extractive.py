@@ -359,6 +359,23 @@ def test_a_later_paragraph_giving_the_asked_figure_is_read_with_the_first_paragr
     assert "④ 창업휴학자" in named and "① 일반" not in named
 
 
+GRADES = (
+    "제3조(성적분류와 분포비율) 성적 분류와 분포비율은 다음과 같이 한다.\n"
+    "| 등급 | 평점 | 성적분포 |\n|---|---|---|\n"
+    "| A+ | 4.5 | 30% 이하 |\n| A0 | 4.0 | 30% 이하 |\n| B+ | 3.5 | 40% 이하 |\n| B0 | 3.0 | 40% 이하 |"
+)
+
+
+def test_a_grade_table_is_read_by_the_grade_the_question_names() -> None:
+    # "A+" was no word of the question (read as the English article "a", a stopword): a passage retrieval ranks
+    # first, stating only "평점", answered it
+    average = _item(1, "학점은행제운영에관한규정 제19조", "제19조(학위수여) 평점 평균이 2.0점 이상이어야 한다.")
+    evidence = [average, _item(2, "성적평가규정 제3조", GRADES)]
+    quoted = extract("A+는 평점이 몇 점이야?", evidence, None).render()
+    assert quoted.startswith("- 등급: A+, 평점: 4.5")
+    assert "A0" not in quoted and "B+" not in quoted
+
+
 def test_a_special_case_is_quoted_with_the_rule_it_departs_from() -> None:
     # ④ (the minor's special case) shares most words with the question; ①, the rule it departs from, answers it
     question = "상속채무가 상속재산을 초과하면 상속 포기는 언제까지 해야 하나요?"
