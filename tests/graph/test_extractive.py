@@ -1602,6 +1602,18 @@ def test_a_word_the_question_splits_and_a_table_cell_writes_whole_is_stated_by_t
     assert all("904,000" not in s.text for s in answer.sentences)
 
 
+def test_a_word_the_question_writes_whole_and_a_passage_splits_is_stated_by_the_passage() -> None:
+    """Kiwi reads "부정행위하면" as one word and "부정행위에 대한" after "시험시간 중" as 부정 + 행위: the university's
+    own rule stated only "시험" of the question, and a statute's clause on another examination answered it."""
+    rule = _item(1, "시험규정 제5조", "제5조(처벌) 시험시간 중 부정행위에 대한 처벌 사항은 내규를 따른다.", "시험규정")
+    other = _item(
+        2, "교육공무원법 제11조의2", "③ 부정행위를 한 사람이 공무원인 경우 공개전형 시험을 실시하는 기관의 장은 징계를 요구한다."
+    )
+    answer = extract("시험 부정행위하면 어떻게 돼?", [rule, other], None)
+    assert answer.sentences[0].item.label == "시험규정 제5조"
+    assert {"시험", "부정행위"} <= answer.sentences[0].covers
+
+
 def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> None:
     """"지금 소장님이 누구세요? 연락드리고 싶어서요." was answered by "소장은 … 교원 중에서 총장이 임명한다": who may hold
     the office, not who does; a telephone number states a contact."""

@@ -15,6 +15,7 @@ answering one (its 시행령, the documents it names, the penalty for breaking i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
@@ -144,7 +145,12 @@ def extract(
     # Kiwi may split a word in the question and keep it whole in a passage ("조교수" → 조 + 교수 in a question, one word
     # in a table cell): a passage stating the whole word states its parts.
     parts = {c: {w for w in own if w in c} for c in set(query_terms(question)) - set(question_words)}
-    clause_terms = [_with_parts(set(terms), parts) for terms in words_of(c.words for _, c in candidates)]
+    # and the other way round: a word whole in the question ("부정행위하면") split in a passage ("부정" + "행위" of
+    # "부정행위에 대한") is stated by it
+    clause_terms = [
+        _with_parts(set(terms), parts) | _joined(own, terms, c.words)
+        for (_, c), terms in zip(candidates, words_of(c.words for _, c in candidates), strict=True)
+    ]
     # a clause's context is the heading above it and, for a list item, its lead sentence; the heading alone counts too
     contexts = {x for _, c in candidates for x in (c.context, c.heading) if x}
     context_terms = dict(zip(contexts, (set(t) for t in words_of(contexts)), strict=True))
@@ -283,6 +289,12 @@ def extract(
 def _with_parts(terms: set[str], parts: dict[str, set[str]]) -> set[str]:
     """``terms`` with the parts of each compound of ``parts`` they hold whole."""
     return terms.union(*(words for compound, words in parts.items() if compound in terms))
+
+
+def _joined(words: set[str], terms: list[str], text: str) -> set[str]:
+    """The ``words`` that two successive ``terms`` of ``text`` spell, written together there ("부정" + "행위" of
+    "부정행위에 대한": 부정행위)."""
+    return {a + b for a, b in itertools.pairwise(terms) if a + b in words and a + b in text}
 
 
 def _each_after(chosen: list[Sentence], read_with: Callable[[Sentence], Sentence | None]) -> list[Sentence]:
