@@ -140,21 +140,30 @@ def general_item(quoted: Sentence, scored: list[Sentence], asked: Sequence[Detai
     if not kinds:
         return None
     if quoted.is_item:
-
-        def place(s: Sentence) -> int:
-            return found_at(s.item.text, s.words.split("\n", 1)[0][:40])
-
-        first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
-        later = place(first) < place(quoted)
+        first = _first_item(quoted, scored)
     elif quoted.text[:1] in CIRCLED[1:]:
-        paragraphs = [s for s in scored if s.item.label == quoted.item.label and s.text[:1] in CIRCLED and not s.is_item]
-        first = next((s for s in paragraphs if s.text.startswith(CIRCLED[0])), None)
-        stating = [s for s in paragraphs if s.text != quoted.text and any(states(d, s.text, sanctions=sanctions) for d in kinds)]
-        # a 항 stating a word of the question that no other 항 stating such a figure states is the case asked about
-        later = first is not None and quoted.covers <= set().union(*(s.covers for s in stating))
+        first = _first_paragraph(quoted, scored, kinds, sanctions)
     else:
         return None
-    if first is None:
+    stated = first is not None and any(states(d, first.words or first.text, sanctions=sanctions, weakly=False) for d in kinds)
+    return first if stated else None
+
+
+def _first_item(quoted: Sentence, scored: list[Sentence]) -> Sentence | None:
+    """The first item of the list ``quoted`` is an item of, when it comes before it."""
+
+    def place(s: Sentence) -> int:
+        return found_at(s.item.text, s.words.split("\n", 1)[0][:40])
+
+    first = min((s for s in scored if s.item is quoted.item and s.is_item and s.lead == quoted.lead), key=place)
+    return first if place(first) < place(quoted) else None
+
+
+def _first_paragraph(quoted: Sentence, scored: list[Sentence], kinds: list[Detail], sanctions: bool) -> Sentence | None:
+    """The first 항 of the article of ``quoted`` (a later 항), unless ``quoted`` states a word of the question that no
+    other 항 stating a figure of ``kinds`` states: then it is the case asked about."""
+    paragraphs = [s for s in scored if s.item.label == quoted.item.label and s.text[:1] in CIRCLED and not s.is_item]
+    stating = [s for s in paragraphs if s.text != quoted.text and any(states(d, s.text, sanctions=sanctions) for d in kinds)]
+    if not quoted.covers <= set().union(*(s.covers for s in stating)):
         return None
-    stated = any(states(d, first.words or first.text, sanctions=sanctions, weakly=False) for d in kinds)
-    return first if stated and later else None
+    return next((s for s in paragraphs if s.text.startswith(CIRCLED[0])), None)
