@@ -1614,6 +1614,18 @@ def test_a_word_the_question_writes_whole_and_a_passage_splits_is_stated_by_the_
     assert {"시험", "부정행위"} <= answer.sentences[0].covers
 
 
+def test_a_letter_grade_states_the_score_asked_for() -> None:
+    """"재수강하면 최고 몇 점까지 받을 수 있어?" was refused for a missing 점수 over the rule that answers it."""
+    retake = _item(
+        1, "재수강규정 제4조", "제4조(범위및제한) ① 재수강 과목의 성적 취득상한은 B+등급을 원칙으로 한다.", "재수강규정"
+    )
+    answer = extract("재수강하면 최고 몇 점까지 받을 수 있어?", [retake], None)
+    assert not answer.missing and "B+등급" in answer.render()
+    (score,) = asked_details("몇 점이야?")
+    assert states(score, "A0 이하로 한다") and states(score, "C+ 등급 이하인 교과목")
+    assert not states(score, "별표 A에 따른다") and not states(score, "B2B 거래")
+
+
 def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> None:
     """"지금 소장님이 누구세요? 연락드리고 싶어서요." was answered by "소장은 … 교원 중에서 총장이 임명한다": who may hold
     the office, not who does; a telephone number states a contact."""
