@@ -1626,6 +1626,19 @@ def test_a_letter_grade_states_the_score_asked_for() -> None:
     assert not states(score, "별표 A에 따른다") and not states(score, "B2B 거래")
 
 
+def test_the_major_ones_a_plan_names_state_a_count() -> None:
+    """"디지털 정부혁신 추진과제는 몇 개야?" was refused over "6대 우선 추진과제의 조속한 추진을 통해 …"."""
+    plan = EvidenceItem(
+        n=1, chunk_id="c1", doc_id="d", label="디지털 정부혁신 추진계획", doc="디지털 정부혁신 추진계획", header="",
+        text="○ 6대 우선 추진과제의 조속한 추진을 통해 낡은 체제를 극복할 계기를 마련",
+    )
+    answer = extract("디지털 정부혁신 추진과제는 몇 개야?", [plan], None)
+    assert not answer.missing and "6대 우선 추진과제" in answer.render()
+    (count,) = asked_details("추진과제는 몇 개야?")
+    assert states(count, "공무원 1인당 2대의 컴퓨터")
+    assert not states(count, "제6대 총장으로 임명") and not states(count, "3대학 학생")
+
+
 def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> None:
     """"지금 소장님이 누구세요? 연락드리고 싶어서요." was answered by "소장은 … 교원 중에서 총장이 임명한다": who may hold
     the office, not who does; a telephone number states a contact."""

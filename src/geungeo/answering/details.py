@@ -109,11 +109,11 @@ _AMOUNT_ASKED = _detail(
     despite=_MONEY_HOW_MUCH,
 )
 # "몇 개월" asks for a period, "18개월" states one; the kinds a clause names are counted ("몇 가지": "파면, 해임, …
-# 견책으로 한다")
+# 견책으로 한다"), and so are the major ones a plan names ("6대 우선 추진과제", not "제6대 총장" nor "3대학")
 COUNT = _detail(
     "개수 / count",
     rf"{_SOME}(개(?!\s*월)|가지|종|건|곳)|how many (kinds|types|cases|items)",
-    r"\d+\s*(개(?!\s*월)|가지|종|건|곳)",
+    r"\d+\s*(개(?!\s*월)|가지|종|건|곳)|(?<![제\d])\d+\s*대(?!학)",
     weakly=KINDS_LIST.pattern,
 )
 DETAILS: tuple[Detail, ...] = (
