@@ -1614,18 +1614,6 @@ def test_a_word_the_question_writes_whole_and_a_passage_splits_is_stated_by_the_
     assert {"시험", "부정행위"} <= answer.sentences[0].covers
 
 
-def test_a_letter_grade_states_the_score_asked_for() -> None:
-    """"재수강하면 최고 몇 점까지 받을 수 있어?" was refused for a missing 점수 over the rule that answers it."""
-    retake = _item(
-        1, "재수강규정 제4조", "제4조(범위및제한) ① 재수강 과목의 성적 취득상한은 B+등급을 원칙으로 한다.", "재수강규정"
-    )
-    answer = extract("재수강하면 최고 몇 점까지 받을 수 있어?", [retake], None)
-    assert not answer.missing and "B+등급" in answer.render()
-    (score,) = asked_details("몇 점이야?")
-    assert states(score, "A0 이하로 한다") and states(score, "C+ 등급 이하인 교과목")
-    assert not states(score, "별표 A에 따른다") and not states(score, "B2B 거래")
-
-
 def test_the_major_ones_a_plan_names_state_a_count() -> None:
     """"디지털 정부혁신 추진과제는 몇 개야?" was refused over "6대 우선 추진과제의 조속한 추진을 통해 …"."""
     plan = EvidenceItem(

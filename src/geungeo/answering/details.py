@@ -124,13 +124,8 @@ DETAILS: tuple[Detail, ...] = (
     _detail("일수 / days", r"며칠(?!\s*째)|몇\s*일(?!\s*째)|how many days", r"\d+\s*일|\d+\s*(개월|월|주|년)"),
     _detail("시간 / hours", r"몇\s*시간|how many hours", r"\d+\s*시간"),
     _detail("시각 / time of day", r"몇\s*시(?!간)|what time", r"\d+\s*시(?!간)|\d{1,2}:\d{2}"),
-    # a score is also a grade point average ("평점평균이 4.30 이상") or a letter grade ("성적 취득상한은 B+등급",
-    # "A0 이하로")
-    _detail(
-        "점수 / score",
-        rf"몇\s*점|what score|{_SCORE_HOW_MUCH}",
-        r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d|(?<![A-Za-z])[A-DF](?:[+0]?\s*등급|[+0]\s*(?:이상|이하|미만|까지|으로|로))",
-    ),
+    # a score is also a grade point average ("평점평균이 4.30 이상")
+    _detail("점수 / score", rf"몇\s*점|what score|{_SCORE_HOW_MUCH}", r"\d+(\.\d+)?\s*점|평점\s*(평균)?\D{0,6}\d\.\d"),
     _detail("달 / month", r"몇\s*월|which month", r"\d+\s*월"),
     COUNT,
     _detail("거리 / distance", rf"{_SOME}(미터|m\b|킬로|km)|how far", r"\d+\s*(미터|m\b|킬로미터|km)"),
