@@ -1627,6 +1627,18 @@ def test_the_major_ones_a_plan_names_state_a_count() -> None:
     assert not states(count, "제6대 총장으로 임명") and not states(count, "3대학 학생")
 
 
+def test_a_clause_sharing_only_verbs_with_the_question_does_not_bear_on_it() -> None:
+    """"안 쓰면 돈으로 받을 수 있어?" was answered (confidence 0.48) by a clause about foreign surnames for its "쓰다"."""
+    surname = _item(
+        1, "가족관계의 등록 등에 관한 법률 제96조",
+        "① 외국의 성을 쓰는 국적취득자가 그 성을 쓰지 아니하고 새로이 성ㆍ본을 정하고자 하는 경우에는 허가를 받아야 한다.",
+    )
+    answer = extract("안 쓰면 돈으로 받을 수 있어?", [surname], None)
+    assert not answer.covered and not answer.answers(0.0)
+    # a noun shared with it bears
+    assert extract("외국 성을 쓰면 어떻게 돼?", [surname], None).covered
+
+
 def test_who_holds_an_office_now_is_not_stated_by_the_rule_saying_who_may() -> None:
     """"지금 소장님이 누구세요? 연락드리고 싶어서요." was answered by "소장은 … 교원 중에서 총장이 임명한다": who may hold
     the office, not who does; a telephone number states a contact."""

@@ -165,6 +165,9 @@ def extract(
     turn = own - about  # the follow-up's own words: a new subject ("그럼 육아휴직은?") or a changed circumstance
     subject_words = set(query_terms(subject, compounds=False))
     scored: list[Sentence] = []
+    # whether a clause states a word of the question other than a verb: one sharing only "쓰다" of "안 쓰면 돈으로 받을
+    # 수 있어?" ("외국의 성을 쓰는 국적취득자") says nothing of what it asks about
+    shares_a_noun = False
     under_heading: dict[int, str] = {}  # a clause stating no word of the question, under a heading stating some
     every: list[Sentence] = []  # the follow-up's off-topic clauses too: a penalty names its provision, not the topic
     for (item, clause), present in zip(candidates, clause_terms, strict=True):
@@ -182,6 +185,7 @@ def extract(
         )
         if on_topic:
             scored.append(every[-1])
+            shares_a_noun = shares_a_noun or any(not is_predicate(w) for w in (own | expanded) & stated)
     if not scored:
         return Extract([], 0.0, [d.name for d in asked])
     rank_bonus = {item.n: 0.05 / (i + 1) for i, item in enumerate(evidence)}
@@ -283,7 +287,7 @@ def extract(
     # what such a clause answers is said by its heading: it is quoted under it ("랭체인 한국어 튜토리얼" above "- 테디노트 -")
     chosen = [replace(s, text=f"{under_heading[id(s)]}\n{s.text}") if id(s) in under_heading else s for s in chosen]
     score = min(1.0, 0.75 * best + 0.25 * agreement)
-    return Extract(chosen, round(score, 4), missing, left)
+    return Extract(chosen, round(score, 4), missing, left, shares_a_noun)
 
 
 def _with_parts(terms: set[str], parts: dict[str, set[str]]) -> set[str]:

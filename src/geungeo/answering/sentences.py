@@ -42,13 +42,15 @@ class Sentence:
 @dataclass(frozen=True)
 class Extract:
     """Chosen clauses (the answering one first), the evidence score in [0, 1], the asked-for figures no clause
-    states and the figures the question states whose measure no quoted provision bounds
-    (:func:`~geungeo.answering.lines.unbounded`)."""
+    states, the figures the question states whose measure no quoted provision bounds
+    (:func:`~geungeo.answering.lines.unbounded`) and whether a clause states a word of the question other than a
+    verb (``bearing``)."""
 
     sentences: list[Sentence]
     score: float
     missing: list[str]
     unbounded: list[str] = field(default_factory=list)
+    bearing: bool = True
 
     def answers(self, min_score: float) -> bool:
         """Whether the evidence supports an extractive answer (else 근거 부족): a clause shares a word with the
@@ -58,8 +60,8 @@ class Extract:
 
     @property
     def covered(self) -> bool:
-        """Whether any clause shares a word with the question."""
-        return any(s.coverage > 0 for s in self.sentences)
+        """Whether any clause shares a word with the question, and some clause of the evidence one that is no verb."""
+        return self.bearing and any(s.coverage > 0 for s in self.sentences)
 
     def related(self) -> list[str]:
         """The labels of the clauses that bear on the question, best first (what a refusal names)."""
@@ -71,6 +73,7 @@ class Extract:
             "score": self.score,
             "missing": self.missing,
             "unbounded": self.unbounded,
+            "bearing": self.bearing,
             "sentences": [[s.item.n, s.text, s.coverage, s.table] for s in self.sentences],
         }
 
@@ -82,7 +85,9 @@ class Extract:
             for n, text, coverage, *table in data["sentences"]
             if n in by_n
         ]
-        return cls(sentences, data["score"], list(data["missing"]), list(data.get("unbounded", [])))
+        return cls(
+            sentences, data["score"], list(data["missing"]), list(data.get("unbounded", [])), data.get("bearing", True)
+        )
 
     def render(self, lead: str = "") -> str:
         """The answer text: one bullet per cited provision (the answering one first), its clauses in the order the
