@@ -226,6 +226,20 @@ def test_an_elliptical_follow_up_is_answered_from_the_provision_of_the_turn_befo
     assert answer.citations[0].label == "휴가보장법 제2조" and "1개월 개근 시 1일" in answer.answer
 
 
+def test_a_turn_nothing_bears_on_alone_is_read_again_as_a_follow_up(runner: QueryRunner) -> None:
+    # "못 채우면 어떻게 돼?" has no marker of a follow-up and names nothing: read alone it was answered by whatever
+    # shared its verb, or refused
+    runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-unmarked")
+    second = runner.run("못 채우면 어떻게 돼?", conversation_id="c-unmarked")
+    assert second.route == "history_required" and "연차" in second.plan.normalized_query  # type: ignore[union-attr]
+    assert not second.refused and second.citations[0].label == "휴가보장법 제2조"
+    # the next such turn carries the same topic: the turn before was read as a follow-up too
+    third = runner.run("안 나가면 어떻게 돼?", conversation_id="c-unmarked")
+    assert third.route == "history_required" and "연차" in third.plan.normalized_query  # type: ignore[union-attr]
+    # a question asked on its own is not read again: nothing bears on it, with or without the conversation
+    assert runner.run("못 채우면 어떻게 돼?").route == "rag_required"
+
+
 def test_a_follow_up_asking_for_the_text_shows_the_provision_the_last_answer_cited(runner: QueryRunner) -> None:
     runner.run("연차 유급휴가는 며칠인가요?", conversation_id="c-show")
     shown = runner.run("그 조문 원문 보여줘", conversation_id="c-show")

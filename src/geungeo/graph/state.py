@@ -117,6 +117,17 @@ def earlier_questions(state: GraphState) -> list[str]:
     return [str(m.content) for m in history[:-1] if isinstance(m, HumanMessage)]
 
 
+def earlier_follow_ups(state: GraphState) -> list[bool]:
+    """For each of :func:`earlier_questions`, whether its turn was read as a follow-up (its answer says so)."""
+    history = state.get("history", [])[:-1]
+    asked = [i for i, m in enumerate(history) if isinstance(m, HumanMessage)]
+    ends = [*asked[1:], len(history)]
+    return [
+        any(isinstance(m, AIMessage) and m.additional_kwargs.get("follow_up") for m in history[start + 1 : end])
+        for start, end in zip(asked, ends, strict=True)
+    ]
+
+
 def last_citations(state: GraphState) -> list[str]:
     """The citation labels of the conversation's last answer, in its order ("근로기준법 제60조"); none before one."""
     answers = [m for m in state.get("history", [])[:-1] if isinstance(m, AIMessage)]

@@ -10,7 +10,8 @@ from geungeo.answering.generation import agreement, extract_evidence
 from geungeo.answering.models import EvidenceItem, Sufficiency
 from geungeo.graph.context import GraphContext, Tracker, Update
 from geungeo.graph.nodes.retrieval import next_queries
-from geungeo.graph.state import GraphState, evidence_items
+from geungeo.graph.nodes.routing import read_as_follow_up
+from geungeo.graph.state import GraphState, earlier_questions, evidence_items
 
 __all__ = ["after_judge", "agreement", "judge", "web_search"]
 
@@ -28,6 +29,11 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
             state.get("topic", ""),
             state.get("subject", ""),
         )
+        if not ex.covered and state.get("route") == "rag_required" and earlier_questions(state):
+            # Nothing bears on a turn of a conversation read on its own ("안 쓰면 돈으로 받을 수 있어?" after "연차휴가는
+            # 며칠?"): it leaves out what the conversation is about, as a follow-up does. Read once more as one.
+            tracker.notes.append("nothing bears on the turn alone: read again as a follow-up")
+            return {**read_as_follow_up(state, ctx), **REREAD}
         enough = ex.answers(ctx.settings.min_evidence_score)
         tracker.notes.append(f"evidence score {ex.score:.2f} (no LLM: one round)")
         verdict = "sufficient" if enough else "insufficient"
@@ -40,10 +46,19 @@ def judge(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     return {"sufficiency": reply}
 
 
-def after_judge(state: GraphState, ctx: GraphContext) -> Literal["retrieve", "web_search", "generate"]:
-    """Loop back to retrieval while evidence is insufficient, rounds remain and the judge named an aspect not yet
-    searched for (a verdict without one, or an unusable verdict, would search again for nothing); else web search
-    or generate."""
+# What a turn read once more from the plan on starts without: the first reading's plan, searches and evidence.
+REREAD: Update = {
+    "plan": None, "iteration": 0, "queries_done": [], "candidates": [], "leads": [], "evidence": [], "sufficiency": None,
+    "extract": None,
+}
+
+
+def after_judge(state: GraphState, ctx: GraphContext) -> Literal["planner", "retrieve", "web_search", "generate"]:
+    """Plan again a turn read once more as a follow-up; loop back to retrieval while evidence is insufficient, rounds
+    remain and the judge named an aspect not yet searched for (a verdict without one, or an unusable verdict, would
+    search again for nothing); else web search or generate."""
+    if state.get("plan") is None:
+        return "planner"
     suff = state.get("sufficiency") or Sufficiency()
     enough = suff.score >= ctx.settings.min_sufficiency or ctx.extractive or bool(state.get("llm_failure"))
     if not enough and state.get("iteration", 0) < ctx.settings.max_iterations and next_queries(state):

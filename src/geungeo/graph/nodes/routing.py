@@ -12,7 +12,7 @@ from geungeo.answering.generation import refusal_text
 from geungeo.answering.mentions import unmentioned as unmentioned_names
 from geungeo.answering.models import REFUSAL, Citation, EvidenceItem
 from geungeo.graph.context import GraphContext, Tracker, Update, emit_tokens
-from geungeo.graph.state import GraphState, StructuralHit, earlier_questions, last_citations
+from geungeo.graph.state import GraphState, StructuralHit, earlier_follow_ups, earlier_questions, last_citations
 from geungeo.retrieval.expansion import query_terms
 from geungeo.retrieval.structural import StructuralAnswer, document_of, parse_structural
 from geungeo.text.kiwi import bm25_terms, is_predicate
@@ -93,14 +93,17 @@ def topic(question: str) -> str:
     return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not is_predicate(t)))
 
 
-def context_topic(previous: list[str]) -> str:
+def context_topic(previous: list[str], read_as_follow_ups: list[bool] | None = None) -> str:
     """What a follow-up leaves out: the topic of the last complete question and of the follow-ups asked since
-    ("연차 유급휴가 며칠" then "3년 근무" for a third turn), without the requests to see a text ("그 조문 보여줘")."""
+    ("연차 유급휴가 며칠" then "3년 근무" for a third turn), without the requests to see a text ("그 조문 보여줘"). A
+    question counts as a follow-up when it reads as one or its turn was read as one (``read_as_follow_ups``, aligned
+    with ``previous``: nothing bore on it alone)."""
+    followed = read_as_follow_ups or [False] * len(previous)
     chain: list[str] = []
-    for earlier in reversed(previous[-3:]):
+    for earlier, read in list(zip(previous, followed, strict=True))[::-1][:3]:
         if not _SHOW.search(earlier):
             chain.insert(0, topic(earlier))
-        if not is_follow_up(earlier):
+        if not (read or is_follow_up(earlier)):
             break
     return " ".join(dict.fromkeys(" ".join(chain).split()))
 
@@ -185,15 +188,7 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
     if ctx.extractive or not previous:
         if follow_up:
             tracker.notes.append("rules: follow-up completed with the previous question's topic")
-            carried = context_topic(previous)
-            subject = new_subject(question)
-            searched = _in_place_of(subject, carried, state, ctx) if subject else carried
-            return {
-                "route": "history_required",
-                "standalone": f"{question} {searched}".strip(),
-                "topic": carried,
-                "subject": subject,
-            }
+            return read_as_follow_up(state, ctx)
         return {"route": "rag_required", "standalone": question}
     convo = "\n".join(f"- {q}" for q in previous[-3:])
     decision, _ = ctx.ask_json(
@@ -203,9 +198,24 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
         RouteDecision,
         RouteDecision(route="history_required" if follow_up else "rag_required"),
     )
-    standalone = decision.standalone_question.strip() or f"{question} {context_topic(previous)}"
+    standalone = decision.standalone_question.strip() or f"{question} {context_topic(previous, earlier_follow_ups(state))}"
     route = decision.route if decision.needs_retrieval or decision.route == "simple" else "simple"
     return {"route": route, "standalone": standalone if route == "history_required" else question}
+
+
+def read_as_follow_up(state: GraphState, ctx: GraphContext) -> Update:
+    """The route of the turn read as a follow-up without an LLM: searched with the earlier turns' topic (or, naming a new
+    subject, with that topic less what the subject replaces), answered only by what states the topic or the subject."""
+    question = state["question"]
+    carried = context_topic(earlier_questions(state), earlier_follow_ups(state))
+    subject = new_subject(question)
+    searched = _in_place_of(subject, carried, state, ctx) if subject else carried
+    return {
+        "route": "history_required",
+        "standalone": f"{question} {searched}".strip(),
+        "topic": carried,
+        "subject": subject,
+    }
 
 
 def _in_place_of(subject: str, carried: str, state: GraphState, ctx: GraphContext) -> str:
@@ -292,4 +302,5 @@ def structural(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update
 def remember(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
     """Close the turn: the answer joins the conversation history (the runner added the question)."""
     cited = [c.label for c in state.get("citations", [])]
-    return {"history": [AIMessage(state.get("answer", ""), additional_kwargs={"cited": cited})]}
+    follow_up = state.get("route") == "history_required"
+    return {"history": [AIMessage(state.get("answer", ""), additional_kwargs={"cited": cited, "follow_up": follow_up})]}
