@@ -186,6 +186,7 @@ def test_a_turn_naming_only_a_place_reads_it_in_the_document_of_the_last_answer(
         ("상가는요?", True),
         ("편입생의 경우는요?", True),
         ("위반하면 처벌은?", True),  # a short topic alone
+        ("1년 안 된 신입은?", True),  # its figures and "안" name nothing: 신입 alone
         ("그 조문 원문 보여줘", True),  # a determiner pointing back
         ("해당 규정은 언제 시행돼요?", True),
         ("근거 조문 보여줘", True),  # the last answer's source

@@ -111,7 +111,7 @@ def context_topic(previous: list[str], read_as_follow_ups: list[bool] | None = N
 def is_follow_up(question: str) -> bool:
     """Whether ``question``, asked after another, leaves out what that one said (read without an LLM): it opens with
     a word pointing back ("그럼", "그 조문"), ends on what changes without a predicate ("3년 근무하면요?", "상가는요?")
-    or is a short topic alone ("위반하면 처벌은?")."""
+    or is a short topic alone ("위반하면 처벌은?", "1년 안 된 신입은?")."""
     if _FOLLOW_UP.search(question):
         return True
     words = topic(question).split()
@@ -119,7 +119,9 @@ def is_follow_up(question: str) -> bool:
     # breaking what the conversation is about
     if ASKS_SANCTION.search(question) and all(ASKS_SANCTION.search(w) or w in _BREAKING for w in words):
         return True
-    return bool(_BARE_TOPIC.search(question)) and len(words) <= _BARE_TOPIC_TERMS
+    # the figures and the words for not doing it tell the case, they name nothing ("1년 안 된 신입은?": 신입)
+    named = [w for w in words if not w.isdigit() and w not in _BREAKING]
+    return bool(_BARE_TOPIC.search(question)) and len(named) <= _BARE_TOPIC_TERMS
 
 
 def cache_lookup(state: GraphState, ctx: GraphContext, tracker: Tracker) -> Update:
