@@ -163,7 +163,11 @@ def _first_paragraph(quoted: Sentence, scored: list[Sentence], kinds: list[Detai
     """The first 항 of the article of ``quoted`` (a later 항), unless ``quoted`` states a word of the question that no
     other 항 stating a figure of ``kinds`` states: then it is the case asked about."""
     paragraphs = [s for s in scored if s.item.label == quoted.item.label and s.text[:1] in CIRCLED and not s.is_item]
-    stating = [s for s in paragraphs if s.text != quoted.text and any(states(d, s.text, sanctions=sanctions) for d in kinds)]
+    stating = [
+        s
+        for s in paragraphs
+        if s.text != quoted.text and any(states(d, s.text, sanctions=sanctions, weakly=False) for d in kinds)
+    ]
     if not quoted.covers <= set().union(*(s.covers for s in stating)):
         return None
     return next((s for s in paragraphs if s.text.startswith(CIRCLED[0])), None)

@@ -60,7 +60,8 @@ class Extract:
 
     @property
     def covered(self) -> bool:
-        """Whether any clause shares a word with the question, and some clause of the evidence one that is no verb."""
+        """Whether a chosen clause shares a word with the question and some clause of the evidence shares one that is
+        not a verb (``bearing``)."""
         return self.bearing and any(s.coverage > 0 for s in self.sentences)
 
     def related(self) -> list[str]:
