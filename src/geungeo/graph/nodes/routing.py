@@ -93,14 +93,14 @@ def topic(question: str) -> str:
     return " ".join(dict.fromkeys(t for t in query_terms(question, compounds=False) if not is_predicate(t)))
 
 
-def context_topic(previous: list[str], read_as_follow_ups: list[bool] | None = None) -> str:
-    """What a follow-up leaves out: the topic of the last complete question and of the follow-ups asked since
-    ("연차 유급휴가 며칠" then "3년 근무" for a third turn), without the requests to see a text ("그 조문 보여줘"). A
-    question counts as a follow-up when it reads as one or its turn was read as one (``read_as_follow_ups``, aligned
-    with ``previous``: nothing bore on it alone)."""
-    followed = read_as_follow_ups or [False] * len(previous)
+def context_topic(state: GraphState) -> str:
+    """What a follow-up leaves out: the topic of the last complete question of the conversation and of the follow-ups
+    asked since ("연차 유급휴가 며칠" then "3년 근무" for a third turn), without the requests to see a text ("그 조문
+    보여줘"). A question counts as a follow-up when it reads as one or its turn was read as one (nothing bore on it
+    alone: :func:`~geungeo.graph.state.earlier_follow_ups`)."""
+    turns = list(zip(earlier_questions(state), earlier_follow_ups(state), strict=True))
     chain: list[str] = []
-    for earlier, read in list(zip(previous, followed, strict=True))[::-1][:3]:
+    for earlier, read in turns[::-1][:3]:
         if not _SHOW.search(earlier):
             chain.insert(0, topic(earlier))
         if not (read or is_follow_up(earlier)):
@@ -200,7 +200,7 @@ def _conversational_route(state: GraphState, ctx: GraphContext, tracker: Tracker
         RouteDecision,
         RouteDecision(route="history_required" if follow_up else "rag_required"),
     )
-    standalone = decision.standalone_question.strip() or f"{question} {context_topic(previous, earlier_follow_ups(state))}"
+    standalone = decision.standalone_question.strip() or f"{question} {context_topic(state)}"
     route = decision.route if decision.needs_retrieval or decision.route == "simple" else "simple"
     return {"route": route, "standalone": standalone if route == "history_required" else question}
 
@@ -209,7 +209,7 @@ def read_as_follow_up(state: GraphState, ctx: GraphContext) -> Update:
     """The route of the turn read as a follow-up without an LLM: searched with the earlier turns' topic (or, naming a new
     subject, with that topic less what the subject replaces), answered only by what states the topic or the subject."""
     question = state["question"]
-    carried = context_topic(earlier_questions(state), earlier_follow_ups(state))
+    carried = context_topic(state)
     subject = new_subject(question)
     searched = _in_place_of(subject, carried, state, ctx) if subject else carried
     return {
